@@ -1,0 +1,113 @@
+//! What every archive command (`tag`, `stats`, `validate`) shares on the
+//! command line: the input list, `--threads`, `--quiet`, and the progress bar.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use pgn960::input::Source;
+use pgn960::pipeline::PipelineConfig;
+
+/// Inputs and run options common to the archive commands.
+#[derive(clap::Args, Debug)]
+pub struct ArchiveArgs {
+    /// PGN files, plain or compressed (.gz, .zst, .bz2, .xz, recognised by
+    /// content). `-` or nothing reads standard input.
+    #[arg(value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+
+    /// Worker threads (default: all cores). Output is the same for any number.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub threads: Option<u16>,
+
+    /// No progress bar and no summary on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+impl ArchiveArgs {
+    /// The inputs in order; standard input when none is given.
+    pub fn sources(&self) -> Vec<Source> {
+        if self.inputs.is_empty() {
+            vec![Source::Stdin]
+        } else {
+            self.inputs.iter().map(|p| Source::from_arg(p)).collect()
+        }
+    }
+
+    /// The pipeline settings these arguments ask for.
+    pub fn pipeline(&self) -> PipelineConfig {
+        let mut config = PipelineConfig::default();
+        if let Some(threads) = self.threads {
+            config.threads = usize::from(threads);
+        }
+        config
+    }
+
+    /// A progress bar over all inputs, hidden unless stderr is a terminal.
+    pub fn progress(&self, sources: &[Source]) -> Progress {
+        let total: Option<u64> = sources
+            .iter()
+            .map(|s| s.path().and_then(|p| std::fs::metadata(p).ok()).map(|m| m.len()))
+            .sum();
+        let bar = if self.quiet || !std::io::stderr().is_terminal() {
+            ProgressBar::hidden()
+        } else {
+            let bar = match total {
+                Some(total) => ProgressBar::new(total).with_style(
+                    ProgressStyle::with_template(
+                        "{bar:30} {bytes}/{total_bytes} {binary_bytes_per_sec} {msg} eta {eta}",
+                    )
+                    .expect("the progress template is valid"),
+                ),
+                None => ProgressBar::new_spinner().with_style(
+                    ProgressStyle::with_template("{spinner} {bytes} {binary_bytes_per_sec} {msg}")
+                        .expect("the progress template is valid"),
+                ),
+            };
+            bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(4));
+            bar.enable_steady_tick(Duration::from_millis(250));
+            bar
+        };
+        Progress {
+            bar,
+            done_bytes: 0,
+            games: 0,
+        }
+    }
+}
+
+/// Progress over a run: raw bytes read of the total, and games per second.
+pub struct Progress {
+    bar: ProgressBar,
+    done_bytes: u64,
+    games: u64,
+}
+
+impl Progress {
+    /// Called after each batch: `raw_read` counts the current input's raw bytes.
+    pub fn update(&mut self, raw_read: &Arc<AtomicU64>, games: usize) {
+        self.games += games as u64;
+        if self.bar.is_hidden() {
+            return;
+        }
+        let read = raw_read.load(Ordering::Relaxed);
+        self.bar.set_position(self.done_bytes + read);
+        let secs = self.bar.elapsed().as_secs_f64().max(1e-3);
+        self.bar
+            .set_message(format!("{} games, {:.0} games/s", self.games, self.games as f64 / secs));
+    }
+
+    /// Called when an input is finished.
+    pub fn finish_input(&mut self, raw_read: &Arc<AtomicU64>) {
+        self.done_bytes += raw_read.load(Ordering::Relaxed);
+    }
+
+    /// Removes the bar before the summary is printed.
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}

@@ -1,0 +1,70 @@
+//! Command-line layer: clap definitions, one file per subcommand, and the
+//! mapping from library results to exit codes and one-line error messages.
+
+mod archive;
+mod id;
+mod pos;
+mod random;
+mod table;
+mod tag;
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Exit code for success.
+pub const EXIT_OK: u8 = 0;
+/// Exit code for "ran fine, but found something" (`tag --check`, `validate`).
+pub const EXIT_FINDINGS: u8 = 1;
+/// Exit code for unusable arguments or unreadable inputs.
+pub const EXIT_ERROR: u8 = 2;
+
+/// Chess960 numbering and PGN archive tools.
+#[derive(Parser, Debug)]
+#[command(name = "pgn960", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    Id(id::Args),
+    Pos(pos::Args),
+    Table(table::Args),
+    Random(random::Args),
+    Tag(tag::Args),
+}
+
+/// Parses arguments, runs the subcommand and turns its outcome into an exit code.
+///
+/// A command returns its own exit code on success; any error is printed as
+/// one line (with its cause chain) and ends with [`EXIT_ERROR`]. A broken
+/// pipe (`pgn960 tag big.pgn | head`) is a normal, quiet end.
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Id(args) => id::run(args),
+        Command::Pos(args) => pos::run(args),
+        Command::Table(args) => table::run(args),
+        Command::Random(args) => random::run(args),
+        Command::Tag(args) => tag::run(args),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(err) if is_broken_pipe(&err) => ExitCode::from(EXIT_OK),
+        Err(err) => {
+            let _ = writeln!(io::stderr(), "pgn960: {err:#}");
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|io_err| io_err.kind() == io::ErrorKind::BrokenPipe)
+    })
+}

@@ -1,0 +1,197 @@
+//! Reader thread, parallel workers, ordered consumer: the one way every
+//! archive command walks its input.
+//!
+//! One thread decompresses and splits the input into [`Batch`]es of whole
+//! games (cheap, sequential work); a rayon pool does the per-game work on
+//! whole batches; the calling thread receives the results and re-sequences
+//! them, so output never depends on the thread count or on timing. At most
+//! a fixed number of batches are in flight, which bounds memory whatever
+//! the input size.
+
+use std::collections::BTreeMap;
+use std::io::{self, Read};
+use std::sync::mpsc;
+
+use crate::split::{Batch, GameReader};
+
+/// How a pipeline runs.
+#[derive(Clone, Copy, Debug)]
+pub struct PipelineConfig {
+    /// Worker threads for per-batch work. Defaults to the number of cores.
+    pub threads: usize,
+    /// Bytes of whole games per batch. Defaults to 1 MiB.
+    pub batch_bytes: usize,
+}
+
+impl Default for PipelineConfig {
+    fn default() -> Self {
+        PipelineConfig {
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            batch_bytes: 1 << 20,
+        }
+    }
+}
+
+/// Runs `work` on every batch of `source` in parallel and hands each batch
+/// with its result to `consume`, in input order, on the calling thread.
+///
+/// Stops early when `consume` fails (a broken pipe, a full disk): the
+/// reader is told to stop and no further batch is consumed.
+///
+/// # Errors
+///
+/// [`PipelineError::Consume`] with the first error of `consume`, else
+/// [`PipelineError::Read`] with a read error of `source` (the batches
+/// before it have been consumed).
+///
+/// # Example
+///
+/// ```
+/// use pgn960::pipeline::{run, PipelineConfig};
+///
+/// let pgn = b"[Event \"a\"]\n*\n\n[Event \"b\"]\n*\n";
+/// let mut games = 0;
+/// run(&pgn[..], PipelineConfig::default(), |batch| batch.games.len(), |_batch, n| {
+///     games += n;
+///     Ok::<_, std::convert::Infallible>(())
+/// })
+/// .expect("reading from memory cannot fail");
+/// assert_eq!(games, 2);
+/// ```
+pub fn run<R, T, E, W, C>(
+    source: R,
+    config: PipelineConfig,
+    work: W,
+    mut consume: C,
+) -> Result<(), PipelineError<E>>
+where
+    R: Read + Send,
+    T: Send,
+    W: Fn(&Batch) -> T + Sync,
+    C: FnMut(Batch, T) -> Result<(), E>,
+{
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.threads.max(1))
+        .thread_name(|i| format!("pgn960-worker-{i}"))
+        .build()
+        .map_err(|err| PipelineError::Read(io::Error::other(err)))?;
+    let in_flight = config.threads.max(1) * 2 + 2;
+    let mut games = GameReader::new(source).batch_bytes(config.batch_bytes);
+    let work = &work;
+
+    std::thread::scope(|scope| {
+        let (result_tx, result_rx) = mpsc::channel::<(u64, Batch, T)>();
+        // A slot is taken before a batch is read and given back once it has
+        // been consumed: this bounds the batches alive at any time.
+        let (slot_tx, slot_rx) = mpsc::sync_channel::<()>(in_flight);
+        let reader = scope.spawn(move || -> io::Result<()> {
+            pool.in_place_scope(|jobs| {
+                let mut seq = 0u64;
+                loop {
+                    if slot_tx.send(()).is_err() {
+                        return Ok(()); // the consumer has stopped
+                    }
+                    let Some(batch) = games.next_batch()? else {
+                        return Ok(());
+                    };
+                    let tx = result_tx.clone();
+                    jobs.spawn(move |_| {
+                        let result = work(&batch);
+                        let _ = tx.send((seq, batch, result));
+                    });
+                    seq += 1;
+                }
+            })
+        });
+
+        let consumed = consume_in_order(result_rx, slot_rx, &mut consume);
+        let read = reader.join().expect("the reader thread does not panic");
+        consumed
+            .map_err(PipelineError::Consume)
+            .and(read.map_err(PipelineError::Read))
+    })
+}
+
+fn consume_in_order<T, E>(
+    results: mpsc::Receiver<(u64, Batch, T)>,
+    slots: mpsc::Receiver<()>,
+    consume: &mut impl FnMut(Batch, T) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut pending = BTreeMap::new();
+    let mut next = 0u64;
+    for (seq, batch, result) in results {
+        pending.insert(seq, (batch, result));
+        while let Some((batch, result)) = pending.remove(&next) {
+            consume(batch, result)?;
+            let _ = slots.recv();
+            next += 1;
+        }
+    }
+    Ok(())
+}
+
+/// Why a pipeline stopped.
+#[derive(Debug)]
+pub enum PipelineError<E> {
+    /// The input could not be read (or decompressed).
+    Read(io::Error),
+    /// The consumer failed (for example, writing the output).
+    Consume(E),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn archive(games: usize) -> Vec<u8> {
+        (0..games)
+            .flat_map(|i| format!("[Event \"{i}\"]\n\n1. e4 {{ {} }} *\n\n", "x".repeat(i % 97)).into_bytes())
+            .collect()
+    }
+
+    #[test]
+    fn order_and_content_do_not_depend_on_threads() {
+        let input = archive(5000);
+        for threads in [1, 2, 7] {
+            let config = PipelineConfig {
+                threads,
+                batch_bytes: 4096,
+            };
+            let mut out = Vec::new();
+            let mut indices = Vec::new();
+            run(
+                &input[..],
+                config,
+                |batch| batch.games.iter().map(|g| g.index).collect::<Vec<_>>(),
+                |batch, idx| {
+                    out.extend_from_slice(&batch.data);
+                    indices.extend(idx);
+                    Ok::<_, ()>(())
+                },
+            )
+            .unwrap();
+            assert_eq!(out, input);
+            assert_eq!(indices, (1..=5000).collect::<Vec<u64>>());
+        }
+    }
+
+    #[test]
+    fn consumer_error_stops_the_run() {
+        let input = archive(5000);
+        let config = PipelineConfig {
+            threads: 2,
+            batch_bytes: 1024,
+        };
+        let mut calls = 0;
+        let err = run(&input[..], config, |_| (), |_, ()| {
+            calls += 1;
+            Err(io::Error::new(io::ErrorKind::BrokenPipe, "closed"))
+        })
+        .unwrap_err();
+        let PipelineError::Consume(err) = err else {
+            panic!("expected the consumer's error")
+        };
+        assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
+        assert_eq!(calls, 1);
+    }
+}

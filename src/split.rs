@@ -1,0 +1,969 @@
+//! The byte-exact game splitter: cuts a PGN byte stream into whole games
+//! without parsing moves, so that every byte can be written back unchanged.
+//!
+//! pgn-reader parses games but does not say where in the input each one
+//! starts and ends, and a tool that rewrites archives in place needs exactly
+//! that. This scanner understands just enough PGN to find game boundaries
+//! and tag pairs: brace comments, `;` and `%` lines, quoted tag values with
+//! escapes, and the three kinds of line ending. Everything else is opaque.
+//!
+//! Boundaries, in the order they are tried:
+//!
+//! - a tag pair at the start of a line (after spaces or tabs), outside brace
+//!   comments, once the current game has reached its movetext;
+//! - a tag pair right after a result token on the same line
+//!   (`... 1-0 [Event "next"]`);
+//! - in a tag section, a tag whose name the current game already has, after
+//!   a blank line (archives of games with tags only). A blank line on its
+//!   own, or a repeated name without one, is not a boundary.
+//!
+//! Bytes after a game's last token (blank lines, stray text) belong to that
+//! game, so the concatenation of all games is the input. Bytes before the
+//! first tag section belong to the first game.
+//!
+//! Memory stays bounded whatever the input: a game that grows past
+//! [`GameReader::max_game_bytes`] is handed out in pieces (the first piece
+//! holds its tag section; later pieces are [`Batch::continuation`] bytes).
+
+use std::io::{self, Read};
+use std::ops::Range;
+
+use memchr::{memchr, memchr2};
+
+/// One tag pair of a game, as byte ranges into its [`Batch::data`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TagSpan {
+    /// The tag name, e.g. `Event`.
+    pub name: Range<usize>,
+    /// The raw value between the quotes, still escaped (`\"`, `\\`).
+    pub value: Range<usize>,
+    /// Whether the pair was closed by `"` and `]` on its line. A value that
+    /// runs to the end of the line is kept but never rewritten.
+    pub well_formed: bool,
+}
+
+/// How a game's tag lines end; a tag added to the game uses the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum LineEnding {
+    /// `\n`
+    #[default]
+    Lf,
+    /// `\r\n`
+    CrLf,
+    /// A lone `\r`.
+    Cr,
+}
+
+impl LineEnding {
+    /// The bytes of this line ending.
+    pub fn as_bytes(self) -> &'static [u8] {
+        match self {
+            LineEnding::Lf => b"\n",
+            LineEnding::CrLf => b"\r\n",
+            LineEnding::Cr => b"\r",
+        }
+    }
+}
+
+/// One game (or the first piece of an oversized one) within a [`Batch`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Game {
+    /// 1-based position of the game within its input.
+    pub index: u64,
+    /// 1-based line of the game's first tag (or of its first byte when it
+    /// has no tags).
+    pub line: u64,
+    /// The game's bytes within [`Batch::data`], trailing bytes included.
+    pub range: Range<usize>,
+    /// Which of [`Batch::tags`] belong to this game.
+    pub tags: Range<usize>,
+    /// Where a new tag line goes: after the last tag line when that line
+    /// holds only tags, else before the first tag line.
+    pub insert_at: usize,
+    /// The line ending of the game's first tag line.
+    pub line_ending: LineEnding,
+    /// The game goes on in the next batch(es) as continuation bytes.
+    pub continued: bool,
+    /// The input ended inside a brace comment or a tag line of this game.
+    pub cut_off: bool,
+}
+
+impl Game {
+    /// Whether the game has a tag section at all.
+    pub fn has_tags(&self) -> bool {
+        !self.tags.is_empty()
+    }
+}
+
+/// A run of whole games (plus, first, the tail of an oversized game) as
+/// one contiguous buffer: the unit of parallel work.
+#[derive(Debug, Default)]
+pub struct Batch {
+    /// The bytes: `continuation` bytes, then every game's range in order.
+    pub data: Vec<u8>,
+    /// How many leading bytes of `data` belong to an earlier, oversized
+    /// game (or, in an input with no game at all, to no game).
+    pub continuation: usize,
+    /// The games, in input order, covering `data[continuation..]`.
+    pub games: Vec<Game>,
+    /// The tag pairs of all games, in input order.
+    pub tags: Vec<TagSpan>,
+}
+
+impl Batch {
+    /// The bytes of one game.
+    pub fn bytes(&self, game: &Game) -> &[u8] {
+        &self.data[game.range.clone()]
+    }
+
+    /// The tag pairs of one game.
+    pub fn tags_of(&self, game: &Game) -> &[TagSpan] {
+        &self.tags[game.tags.clone()]
+    }
+
+    /// The name of a tag.
+    pub fn name(&self, tag: &TagSpan) -> &[u8] {
+        &self.data[tag.name.clone()]
+    }
+
+    /// The raw (still escaped) value of a tag.
+    pub fn raw_value(&self, tag: &TagSpan) -> &[u8] {
+        &self.data[tag.value.clone()]
+    }
+}
+
+/// Reads games from a byte stream, in batches of whole games.
+///
+/// # Example
+///
+/// ```
+/// use pgn960::split::GameReader;
+///
+/// let pgn = b"[Event \"A\"]\n\n1. e4 e5 1-0\n\n[Event \"B\"]\n\n1. d4 *\n";
+/// let mut reader = GameReader::new(&pgn[..]);
+/// let batch = reader.next_batch()?.expect("one batch");
+/// assert_eq!(batch.games.len(), 2);
+/// assert_eq!(batch.bytes(&batch.games[1]), b"[Event \"B\"]\n\n1. d4 *\n");
+/// assert_eq!(batch.games[1].line, 5);
+/// # Ok::<_, std::io::Error>(())
+/// ```
+pub struct GameReader<R> {
+    source: R,
+    buf: Vec<u8>,
+    eof: bool,
+    scanner: Scanner,
+    batch_bytes: usize,
+    max_game_bytes: usize,
+    next_index: u64,
+    /// Lines completed before `buf[0]`.
+    lines_before: u64,
+    /// The byte before `buf[0]` was a `\r` (a `\n` at `buf[0]` then ends no new line).
+    cr_before: bool,
+    done: bool,
+}
+
+/// Bytes read from the source per call.
+const READ_BYTES: usize = 1 << 20;
+
+/// A line starting with `[` longer than this is not read as a tag line,
+/// so that a hostile "tag" cannot make the splitter buffer without limit.
+const MAX_TAG_LINE: usize = 4 << 20;
+
+impl<R: Read> GameReader<R> {
+    /// A reader over `source` with default batch and game sizes.
+    pub fn new(source: R) -> Self {
+        GameReader {
+            source,
+            buf: Vec::with_capacity(READ_BYTES * 2),
+            eof: false,
+            scanner: Scanner::new(),
+            batch_bytes: 1 << 20,
+            max_game_bytes: 16 << 20,
+            next_index: 1,
+            lines_before: 0,
+            cr_before: false,
+            done: false,
+        }
+    }
+
+    /// Sets how many bytes of whole games a batch should hold at least
+    /// (the last batch may hold fewer). Defaults to 1 MiB.
+    pub fn batch_bytes(mut self, bytes: usize) -> Self {
+        self.batch_bytes = bytes.max(1);
+        self
+    }
+
+    /// Sets the size past which a game is handed out in pieces. Defaults to
+    /// 16 MiB; values below 64 KiB are raised to 64 KiB.
+    pub fn max_game_bytes(mut self, bytes: usize) -> Self {
+        self.max_game_bytes = bytes.max(64 << 10);
+        self
+    }
+
+    /// Reads the next batch, or `None` at the end of the input.
+    ///
+    /// # Errors
+    ///
+    /// Any error of the underlying reader (interrupted reads are retried).
+    pub fn next_batch(&mut self) -> io::Result<Option<Batch>> {
+        if self.done {
+            return Ok(None);
+        }
+        loop {
+            self.scanner.scan(&self.buf, self.eof);
+            if self.eof {
+                self.done = true;
+                self.scanner.finish(self.buf.len());
+                if self.buf.is_empty() {
+                    return Ok(None);
+                }
+                let end = self.buf.len();
+                return Ok(Some(self.cut(end, false)));
+            }
+            let complete = self.scanner.current.start;
+            if complete >= self.batch_bytes {
+                return Ok(Some(self.cut(complete, false)));
+            }
+            let current_len = self.buf.len() - complete;
+            if current_len >= self.max_game_bytes && self.scanner.pos > complete {
+                let at = self.scanner.pos;
+                return Ok(Some(self.cut(at, true)));
+            }
+            self.fill()?;
+        }
+    }
+
+    fn fill(&mut self) -> io::Result<()> {
+        let old = self.buf.len();
+        self.buf.resize(old + READ_BYTES, 0);
+        let read = loop {
+            match self.source.read(&mut self.buf[old..]) {
+                Ok(n) => break n,
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+                Err(err) => {
+                    self.buf.truncate(old);
+                    return Err(err);
+                }
+            }
+        };
+        self.buf.truncate(old + read);
+        if read == 0 {
+            self.eof = true;
+        }
+        Ok(())
+    }
+
+    /// Hands out `buf[..at]` as a batch. With `split_current`, `at` lies
+    /// inside the current game, whose head goes out now and whose rest
+    /// becomes continuation bytes.
+    fn cut(&mut self, at: usize, split_current: bool) -> Batch {
+        let scanner = &mut self.scanner;
+        if split_current {
+            scanner.split_current(at);
+        }
+        let rest = self.buf.split_off(at);
+        let data = std::mem::replace(&mut self.buf, rest);
+        self.buf.reserve(READ_BYTES * 2);
+
+        let mut games = std::mem::take(&mut scanner.games);
+        let keep_tags = scanner.current.tags_from;
+        let tags: Vec<TagSpan> = scanner.tags.drain(..keep_tags).collect();
+        let continuation = scanner.continuation_end.take().unwrap_or(0);
+        // Line numbers: count line ends up to each game's first tag line.
+        let mut counted_to = 0;
+        for game in &mut games {
+            let first = tags
+                .get(game.tags.start)
+                .filter(|_| game.has_tags())
+                .map_or(game.range.start, |t| line_start(&data, t.name.start));
+            self.lines_before += count_line_ends(&data, counted_to, first, self.cr_before);
+            counted_to = first;
+            game.line = self.lines_before + 1;
+            game.index = self.next_index;
+            self.next_index += 1;
+        }
+        self.lines_before += count_line_ends(&data, counted_to, data.len(), self.cr_before);
+        self.cr_before = data.last() == Some(&b'\r');
+        scanner.rebase(at, keep_tags);
+        Batch {
+            data,
+            continuation,
+            games,
+            tags,
+        }
+    }
+}
+
+/// The offset of the start of the line holding `at`.
+fn line_start(data: &[u8], at: usize) -> usize {
+    data[..at]
+        .iter()
+        .rposition(|&b| b == b'\n' || b == b'\r')
+        .map_or(0, |i| i + 1)
+}
+
+/// Counts the line ends (`\n`, `\r\n`, lone `\r`) that finish in `data[from..to]`.
+fn count_line_ends(data: &[u8], from: usize, to: usize, cr_before: bool) -> u64 {
+    let slice = &data[from..to];
+    let newlines = memchr::memchr_iter(b'\n', slice).count() as u64;
+    if memchr(b'\r', slice).is_none() {
+        // A `\n` right after a `\r` from before this slice ends no new line.
+        let joined = from == 0 && cr_before && slice.first() == Some(&b'\n');
+        return newlines - u64::from(joined);
+    }
+    let mut lines = 0;
+    let mut prev_cr = if from == 0 {
+        cr_before
+    } else {
+        data[from - 1] == b'\r'
+    };
+    for &b in slice {
+        match b {
+            b'\n' if !prev_cr => lines += 1,
+            b'\r' => lines += 1,
+            _ => {}
+        }
+        prev_cr = b == b'\r';
+    }
+    lines
+}
+
+/// Where the scanner is within the input's syntax.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// At the start of a line, before any of its bytes.
+    LineStart,
+    /// In movetext (or stray text), outside comments.
+    Movetext,
+    /// Inside a `{ }` comment.
+    Comment,
+    /// Inside a `;` comment or a `%` escape line, up to the line end.
+    RestOfLine,
+}
+
+/// Which part of the current game the scanner has reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Section {
+    /// Nothing but white space yet (only the first game of an input).
+    Preamble,
+    /// In the tag section; `blank_line` once a blank line followed a tag.
+    Tags { blank_line: bool },
+    /// Past the tag section.
+    Movetext,
+}
+
+/// The game being scanned.
+#[derive(Clone, Debug)]
+struct Current {
+    start: usize,
+    /// Index into `Scanner::tags` of this game's first tag.
+    tags_from: usize,
+    section: Section,
+    first_tag_line: Option<usize>,
+    after_last_tag_line: Option<usize>,
+    line_ending: Option<LineEnding>,
+    /// This "game" is the tail of an oversized game already handed out.
+    continuation: bool,
+}
+
+impl Current {
+    fn new(start: usize, tags_from: usize, section: Section) -> Self {
+        Current {
+            start,
+            tags_from,
+            section,
+            first_tag_line: None,
+            after_last_tag_line: None,
+            line_ending: None,
+            continuation: false,
+        }
+    }
+}
+
+/// The resumable state machine behind [`GameReader`].
+struct Scanner {
+    pos: usize,
+    mode: Mode,
+    current: Current,
+    games: Vec<Game>,
+    tags: Vec<TagSpan>,
+    /// Set when a continuation ends inside the buffer: its end offset.
+    continuation_end: Option<usize>,
+    /// The first byte of the input has not been looked at (BOM check).
+    at_input_start: bool,
+}
+
+/// Bytes that end a plain run of movetext.
+static MOVETEXT_STOP: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b'{' as usize] = true;
+    table[b';' as usize] = true;
+    table[b'\n' as usize] = true;
+    table[b'\r' as usize] = true;
+    table[b'[' as usize] = true;
+    table
+};
+
+/// What scanning a line start decided.
+enum LineStartStep {
+    NeedMore,
+    Continue,
+}
+
+impl Scanner {
+    fn new() -> Self {
+        Scanner {
+            pos: 0,
+            mode: Mode::LineStart,
+            current: Current::new(0, 0, Section::Preamble),
+            games: Vec::new(),
+            tags: Vec::new(),
+            continuation_end: None,
+            at_input_start: true,
+        }
+    }
+
+    /// Scans `buf` from `self.pos` as far as it can without more input.
+    fn scan(&mut self, buf: &[u8], eof: bool) {
+        if self.at_input_start {
+            if buf.len() < 3 && !eof {
+                return;
+            }
+            if buf.starts_with(b"\xef\xbb\xbf") {
+                self.pos = 3;
+            }
+            self.at_input_start = false;
+        }
+        while self.pos < buf.len() {
+            match self.mode {
+                Mode::LineStart => match self.line_start(buf, eof) {
+                    LineStartStep::NeedMore => return,
+                    LineStartStep::Continue => {}
+                },
+                Mode::Movetext => {
+                    let rest = &buf[self.pos..];
+                    let Some(skip) = rest.iter().position(|&b| MOVETEXT_STOP[b as usize]) else {
+                        self.pos = buf.len();
+                        return;
+                    };
+                    let at = self.pos + skip;
+                    match buf[at] {
+                        b'{' => {
+                            self.mode = Mode::Comment;
+                            self.pos = at + 1;
+                        }
+                        b';' => {
+                            self.mode = Mode::RestOfLine;
+                            self.pos = at + 1;
+                        }
+                        b'\n' => {
+                            self.mode = Mode::LineStart;
+                            self.pos = at + 1;
+                        }
+                        b'\r' => {
+                            if at + 1 == buf.len() && !eof {
+                                self.pos = at;
+                                return;
+                            }
+                            self.mode = Mode::LineStart;
+                            self.pos = at + 1 + usize::from(buf.get(at + 1) == Some(&b'\n'));
+                        }
+                        _ => {
+                            // `[` in the middle of a line: a new game only
+                            // right after a result token.
+                            if !follows_result(&buf[self.current.start..at]) {
+                                self.pos = at + 1;
+                                continue;
+                            }
+                            let Some(eol) = find_line_end(buf, at).or(eof.then_some(buf.len()))
+                            else {
+                                if buf.len() - at < MAX_TAG_LINE {
+                                    self.pos = at;
+                                    return;
+                                }
+                                self.pos = at + 1;
+                                continue;
+                            };
+                            if tag_name_at(buf, at).is_some() {
+                                self.end_game(at);
+                                self.current.section = Section::Tags { blank_line: false };
+                                self.tag_line(buf, at, at, eol, eof);
+                            } else {
+                                self.pos = at + 1;
+                            }
+                        }
+                    }
+                }
+                Mode::Comment => match memchr(b'}', &buf[self.pos..]) {
+                    Some(close) => {
+                        self.pos += close + 1;
+                        self.mode = Mode::Movetext;
+                    }
+                    None => self.pos = buf.len(),
+                },
+                Mode::RestOfLine => match memchr2(b'\n', b'\r', &buf[self.pos..]) {
+                    Some(eol) => {
+                        self.pos += eol;
+                        self.mode = Mode::Movetext;
+                    }
+                    None => self.pos = buf.len(),
+                },
+            }
+        }
+    }
+
+    fn line_start(&mut self, buf: &[u8], eof: bool) -> LineStartStep {
+        let line = self.pos;
+        let mut at = line;
+        while at < buf.len() && (buf[at] == b' ' || buf[at] == b'\t') {
+            at += 1;
+        }
+        if at == buf.len() {
+            if eof {
+                self.pos = at;
+                return LineStartStep::Continue;
+            }
+            return LineStartStep::NeedMore;
+        }
+        match buf[at] {
+            b'[' => {
+                let Some(eol) = find_line_end(buf, at).or(eof.then_some(buf.len())) else {
+                    if buf.len() - at < MAX_TAG_LINE {
+                        return LineStartStep::NeedMore;
+                    }
+                    return self.movetext_from(at);
+                };
+                let Some(name) = tag_name_at(buf, at) else {
+                    return self.movetext_from(at);
+                };
+                let boundary = match self.current.section {
+                    Section::Movetext => true,
+                    Section::Tags { blank_line: true } => self.current_has_tag(buf, name),
+                    Section::Tags { blank_line: false } | Section::Preamble => false,
+                };
+                if boundary {
+                    self.end_game(line);
+                }
+                self.current.section = Section::Tags { blank_line: false };
+                self.tag_line(buf, line, at, eol, eof);
+                LineStartStep::Continue
+            }
+            b'%' => {
+                self.mode = Mode::RestOfLine;
+                self.pos = at + 1;
+                LineStartStep::Continue
+            }
+            b'\n' => {
+                self.blank_line();
+                self.pos = at + 1;
+                LineStartStep::Continue
+            }
+            b'\r' => {
+                if at + 1 == buf.len() && !eof {
+                    return LineStartStep::NeedMore;
+                }
+                self.blank_line();
+                self.pos = at + 1 + usize::from(buf.get(at + 1) == Some(&b'\n'));
+                LineStartStep::Continue
+            }
+            _ => self.movetext_from(at),
+        }
+    }
+
+    fn movetext_from(&mut self, at: usize) -> LineStartStep {
+        self.current.section = Section::Movetext;
+        self.mode = Mode::Movetext;
+        self.pos = at;
+        LineStartStep::Continue
+    }
+
+    fn blank_line(&mut self) {
+        if let Section::Tags { .. } = self.current.section {
+            self.current.section = Section::Tags { blank_line: true };
+        }
+    }
+
+    fn current_has_tag(&self, buf: &[u8], name: Range<usize>) -> bool {
+        let name = &buf[name];
+        self.tags[self.current.tags_from..]
+            .iter()
+            .any(|tag| &buf[tag.name.clone()] == name)
+    }
+
+    /// Reads the tag pairs on the line `line..eol` (the first `[` at
+    /// `first`), then moves to the line end or into movetext.
+    fn tag_line(&mut self, buf: &[u8], line: usize, first: usize, eol: usize, eof: bool) {
+        let mut at = first;
+        let mut clean = true;
+        while at < eol && buf[at] == b'[' {
+            let Some(name) = tag_name_at(buf, at) else {
+                break;
+            };
+            let (tag, next) = parse_tag(buf, at, name, eol);
+            self.tags.push(tag);
+            at = next;
+            while at < eol && (buf[at] == b' ' || buf[at] == b'\t') {
+                at += 1;
+            }
+        }
+        if self.current.first_tag_line.is_none() {
+            self.current.first_tag_line = Some(line);
+            self.current.line_ending = Some(match buf.get(eol) {
+                Some(b'\r') if buf.get(eol + 1) == Some(&b'\n') => LineEnding::CrLf,
+                Some(b'\r') => LineEnding::Cr,
+                _ => LineEnding::Lf,
+            });
+        }
+        if at < eol {
+            // Moves (or other text) follow the tags on the same line.
+            clean = false;
+            self.current.section = Section::Movetext;
+            self.mode = Mode::Movetext;
+            self.pos = at;
+        } else {
+            self.mode = Mode::Movetext;
+            self.pos = eol;
+        }
+        self.current.after_last_tag_line = if clean && eol < buf.len() {
+            let after = eol + 1 + usize::from(buf[eol] == b'\r' && buf.get(eol + 1) == Some(&b'\n'));
+            // A `\r` at the very end of the buffer may still be a `\r\n`;
+            // before the end of input we cannot know, so insert before the
+            // first tag line instead (rare, and still byte-exact).
+            (eof || after < buf.len() || buf[eol] == b'\n').then_some(after)
+        } else {
+            None
+        };
+    }
+
+    /// Ends the current game just before `at`; a new one starts there.
+    fn end_game(&mut self, at: usize) {
+        let current = &self.current;
+        if current.continuation {
+            self.continuation_end = Some(at);
+        } else {
+            self.games.push(self.game_record(at, false, false));
+        }
+        let tags_from = self.tags.len();
+        self.current = Current::new(at, tags_from, Section::Movetext);
+    }
+
+    fn game_record(&self, end: usize, continued: bool, cut_off: bool) -> Game {
+        let current = &self.current;
+        let insert_at = current
+            .after_last_tag_line
+            .or(current.first_tag_line)
+            .unwrap_or(current.start);
+        Game {
+            index: 0,
+            line: 0,
+            range: current.start..end,
+            tags: current.tags_from..self.tags.len(),
+            insert_at,
+            line_ending: current.line_ending.unwrap_or_default(),
+            continued,
+            cut_off,
+        }
+    }
+
+    /// At the end of input: the current game ends at `end`.
+    fn finish(&mut self, end: usize) {
+        let current = &self.current;
+        if current.continuation {
+            self.continuation_end = Some(end);
+        } else if current.section == Section::Preamble {
+            // Only white space: no game, just bytes.
+            self.continuation_end = Some(end);
+        } else {
+            let cut_off = self.mode == Mode::Comment;
+            self.games.push(self.game_record(end, false, cut_off));
+        }
+        self.current = Current::new(end, self.tags.len(), Section::Movetext);
+    }
+
+    /// The current game is handed out up to `at`; its rest is continuation.
+    fn split_current(&mut self, at: usize) {
+        let tags_from = self.tags.len();
+        if self.current.continuation || self.current.section == Section::Preamble {
+            // No game has started: all bytes so far are bytes of no game
+            // (or of the oversized game handed out earlier).
+            self.continuation_end = Some(at);
+            let mut rest = Current::new(at, tags_from, self.current.section);
+            rest.continuation = self.current.continuation;
+            self.current = rest;
+            return;
+        }
+        self.games.push(self.game_record(at, true, false));
+        let mut rest = Current::new(at, tags_from, Section::Movetext);
+        rest.continuation = true;
+        self.current = rest;
+    }
+
+    /// Shifts every offset after the first `at` bytes were handed out, and
+    /// the first `dropped_tags` tags with them.
+    fn rebase(&mut self, at: usize, dropped_tags: usize) {
+        self.pos -= at;
+        let current = &mut self.current;
+        current.start -= at;
+        current.tags_from -= dropped_tags.min(current.tags_from);
+        for offset in [&mut current.first_tag_line, &mut current.after_last_tag_line]
+            .into_iter()
+            .flatten()
+        {
+            *offset -= at;
+        }
+        for tag in &mut self.tags {
+            tag.name = tag.name.start - at..tag.name.end - at;
+            tag.value = tag.value.start - at..tag.value.end - at;
+        }
+    }
+}
+
+/// The end of the line holding `from`: the offset of its `\n` or `\r`.
+fn find_line_end(buf: &[u8], from: usize) -> Option<usize> {
+    memchr2(b'\n', b'\r', &buf[from..]).map(|i| from + i)
+}
+
+/// If `buf[at]` is `[` opening a tag pair, the range of its name.
+fn tag_name_at(buf: &[u8], at: usize) -> Option<Range<usize>> {
+    let mut start = at + 1;
+    while start < buf.len() && (buf[start] == b' ' || buf[start] == b'\t') {
+        start += 1;
+    }
+    let first = *buf.get(start)?;
+    if !(first.is_ascii_alphanumeric() || first == b'_') {
+        return None;
+    }
+    let mut end = start;
+    while end < buf.len()
+        && !matches!(buf[end], b' ' | b'\t' | b'"' | b']' | b'\n' | b'\r')
+    {
+        end += 1;
+    }
+    Some(start..end)
+}
+
+/// Parses one tag pair whose `[` is at `open`, within the line ending at
+/// `eol`. Returns the pair and the offset after it.
+fn parse_tag(buf: &[u8], open: usize, name: Range<usize>, eol: usize) -> (TagSpan, usize) {
+    let line = &buf[..eol];
+    let Some(quote) = memchr2(b'"', b']', &line[name.end..]).map(|i| name.end + i) else {
+        let tag = TagSpan {
+            name,
+            value: eol..eol,
+            well_formed: false,
+        };
+        return (tag, eol);
+    };
+    if line[quote] == b']' {
+        // `[Name]` with no value.
+        let tag = TagSpan {
+            name,
+            value: quote..quote,
+            well_formed: false,
+        };
+        return (tag, quote + 1);
+    }
+    let value_start = quote + 1;
+    // The closing quote honours `\"` and `\\`.
+    let mut at = value_start;
+    let mut close = None;
+    while let Some(i) = memchr2(b'"', b'\\', &line[at..]) {
+        let hit = at + i;
+        if line[hit] == b'\\' {
+            at = (hit + 2).min(eol);
+        } else {
+            close = Some(hit);
+            break;
+        }
+    }
+    // A closing quote must be followed by `]`; when it is not, the value
+    // holds unescaped quotes (or a stray backslash): take the next quote
+    // that is followed by `]`.
+    let closes_pair = |q: usize| after_spaces(line, q + 1).is_some_and(|k| line[k] == b']');
+    let close = close
+        .filter(|&q| closes_pair(q))
+        .or_else(|| {
+            let from = close.unwrap_or(value_start);
+            memchr::memchr_iter(b'"', &line[from..])
+                .map(|i| from + i)
+                .find(|&q| q >= value_start && closes_pair(q))
+        });
+    match close {
+        Some(q) => {
+            let ket = after_spaces(line, q + 1).expect("closes_pair checked a `]` follows");
+            let tag = TagSpan {
+                name,
+                value: value_start..q,
+                well_formed: true,
+            };
+            (tag, ket + 1)
+        }
+        None => {
+            let _ = open;
+            let tag = TagSpan {
+                name,
+                value: value_start..eol,
+                well_formed: false,
+            };
+            (tag, eol)
+        }
+    }
+}
+
+/// The first offset at or after `from` that is not a space or tab.
+fn after_spaces(line: &[u8], from: usize) -> Option<usize> {
+    (from..line.len()).find(|&i| line[i] != b' ' && line[i] != b'\t')
+}
+
+/// Whether `before` ends (ignoring white space) with a result token.
+fn follows_result(before: &[u8]) -> bool {
+    let end = before
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(0, |i| i + 1);
+    let text = &before[..end];
+    [&b"1-0"[..], b"0-1", b"1/2-1/2", b"*"].iter().any(|token| {
+        text.ends_with(token)
+            && text[..text.len() - token.len()]
+                .last()
+                .is_none_or(|b| b.is_ascii_whitespace() || matches!(b, b'}' | b')'))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(input: &[u8]) -> Vec<(u64, String)> {
+        split_with(input, 1 << 20)
+    }
+
+    fn split_with(input: &[u8], batch_bytes: usize) -> Vec<(u64, String)> {
+        let mut reader = GameReader::new(input).batch_bytes(batch_bytes);
+        let mut out = Vec::new();
+        let mut all = Vec::new();
+        while let Some(batch) = reader.next_batch().unwrap() {
+            all.extend_from_slice(&batch.data);
+            for game in &batch.games {
+                out.push((
+                    game.line,
+                    String::from_utf8_lossy(batch.bytes(game)).into_owned(),
+                ));
+            }
+        }
+        assert_eq!(all, input, "batches must cover the input exactly");
+        out
+    }
+
+    #[test]
+    fn splits_at_tag_sections() {
+        let games = split(b"[Event \"a\"]\n\n1. e4 1-0\n\n[Event \"b\"]\n1. d4 *\n");
+        assert_eq!(
+            games,
+            vec![
+                (1, "[Event \"a\"]\n\n1. e4 1-0\n\n".to_string()),
+                (5, "[Event \"b\"]\n1. d4 *\n".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn comment_with_event_line_is_no_boundary() {
+        let input = b"[Event \"a\"]\n\n1. e4 { see\n[Event \"x\"]\n} 1-0\n";
+        assert_eq!(split(input).len(), 1);
+    }
+
+    #[test]
+    fn tags_only_games_split_on_repeated_tag_after_blank_line() {
+        let input = b"[Event \"a\"]\n[Site \"s\"]\n\n[Event \"b\"]\n[Site \"t\"]\n";
+        let games = split(input);
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[1].0, 4);
+        // A blank line inside one tag section is not a boundary.
+        let input = b"[Event \"a\"]\n\n[Site \"s\"]\n\n1. e4 *\n";
+        assert_eq!(split(input).len(), 1);
+        // Nor is a repeated tag without a blank line.
+        let input = b"[FEN \"x\"]\n[FEN \"y\"]\n\n1. e4 *\n";
+        assert_eq!(split(input).len(), 1);
+    }
+
+    #[test]
+    fn tag_after_result_on_same_line() {
+        let games = split(b"[Event \"a\"] 1. e4 1-0 [Event \"b\"] 1. d4 *");
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[1].1, "[Event \"b\"] 1. d4 *");
+    }
+
+    #[test]
+    fn line_endings_and_line_numbers() {
+        let games = split(b"[Event \"a\"]\r\r1. e4 *\r\r[Event \"b\"]\r\r1. d4 *\r");
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[1].0, 5);
+        let games = split(b"\xef\xbb\xbf[Event \"a\"]\r\n\r\n1. e4 *\r\n\r\n[Event \"b\"]\r\n");
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[1].0, 5);
+    }
+
+    #[test]
+    fn hostile_tag_values() {
+        let input = br#"[A "b\""] [B "b\""] [C "A]]"] [D "A]]["] [E "\"A]][\""]
+[Event "Tournament "Championship" Finals"]
+[Site "back\"]
+"#;
+        let mut reader = GameReader::new(&input[..]);
+        let batch = reader.next_batch().unwrap().unwrap();
+        let values: Vec<_> = batch
+            .tags
+            .iter()
+            .map(|t| String::from_utf8_lossy(batch.raw_value(t)).into_owned())
+            .collect();
+        assert_eq!(
+            values,
+            [
+                r#"b\""#,
+                r#"b\""#,
+                "A]]",
+                "A]][",
+                r#"\"A]][\""#,
+                r#"Tournament "Championship" Finals"#,
+                r"back\",
+            ]
+        );
+        assert!(batch.tags.iter().all(|t| t.well_formed));
+    }
+
+    #[test]
+    fn small_batches_cover_input() {
+        let mut input = Vec::new();
+        for i in 0..200 {
+            input.extend_from_slice(format!("[Event \"{i}\"]\n\n1. e4 {{ c }} *\n\n").as_bytes());
+        }
+        let games = split_with(&input, 1);
+        assert_eq!(games.len(), 200);
+        assert_eq!(games[199].0, 199 * 4 + 1);
+    }
+
+    #[test]
+    fn whitespace_only_input_has_no_game() {
+        assert!(split(b"\n\n  \n").is_empty());
+        assert!(split(b"").is_empty());
+    }
+
+    #[test]
+    fn oversized_game_comes_in_pieces() {
+        let mut input = b"[Event \"big\"]\n\n1. e4 {".to_vec();
+        input.extend(std::iter::repeat_n(b'x', 3 << 20));
+        input.extend_from_slice(b"} *\n\n[Event \"next\"]\n\n*\n");
+        let mut reader = GameReader::new(&input[..]).max_game_bytes(64 << 10);
+        let mut heads = Vec::new();
+        let mut all = Vec::new();
+        while let Some(batch) = reader.next_batch().unwrap() {
+            all.extend_from_slice(&batch.data);
+            for game in &batch.games {
+                heads.push((game.index, game.continued, batch.tags_of(game).len()));
+            }
+        }
+        assert_eq!(all, input);
+        assert_eq!(heads, vec![(1, true, 1), (2, false, 1)]);
+    }
+}

@@ -1,0 +1,259 @@
+//! Adding or correcting `Chess960Id` tags as byte edits, so that nothing
+//! else of an archive changes.
+//!
+//! A game is never re-serialised: the result of tagging is a short list of
+//! [`Edit`]s (insert a line, replace a value) applied while the original
+//! bytes stream through. Removing the id lines from input and output leaves
+//! identical bytes, and tagging a second time changes nothing.
+
+use std::io::{self, Write};
+
+use crate::classify::{Kind, classify, is_named};
+use crate::split::{Batch, Game};
+
+/// The tag that carries the Scharnagl number.
+pub const ID_TAG: &str = "Chess960Id";
+/// The tag that carries the Fritz9 number (with `--fritz9`).
+pub const FRITZ9_TAG: &str = "Chess960Fritz9Id";
+
+/// What to write.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TagOptions {
+    /// Also tag plain standard games (with 518).
+    pub include_standard: bool,
+    /// Also write [`FRITZ9_TAG`].
+    pub fritz9: bool,
+}
+
+/// One change to a batch's bytes: `data[at..at + remove]` becomes `insert`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edit {
+    /// Offset in the batch.
+    pub at: usize,
+    /// How many bytes are replaced.
+    pub remove: usize,
+    /// What goes in their place.
+    pub insert: Vec<u8>,
+}
+
+/// How the games of a run fared; counts add up across batches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TagCounts {
+    /// Games read.
+    pub games: u64,
+    /// Games that get an id (Chess960 games, plus standard ones when asked).
+    pub chess960: u64,
+    /// Id tags added.
+    pub added: u64,
+    /// Id tags whose value was wrong and was rewritten.
+    pub rewritten: u64,
+    /// Id tags that were already right.
+    pub already_right: u64,
+    /// Double FRC games (no single id), left as they are.
+    pub double_frc: u64,
+    /// Set-up positions and other variants, left as they are.
+    pub set_up: u64,
+    /// Plain standard games, left as they are.
+    pub standard: u64,
+    /// Games whose FEN could not be read, or whose id tag is unreadable,
+    /// passed through as they are.
+    pub unreadable: u64,
+}
+
+impl TagCounts {
+    /// Adds another run's counts to these.
+    pub fn merge(&mut self, other: &TagCounts) {
+        self.games += other.games;
+        self.chess960 += other.chess960;
+        self.added += other.added;
+        self.rewritten += other.rewritten;
+        self.already_right += other.already_right;
+        self.double_frc += other.double_frc;
+        self.set_up += other.set_up;
+        self.standard += other.standard;
+        self.unreadable += other.unreadable;
+    }
+
+    /// Whether any game would change.
+    pub fn changes(&self) -> bool {
+        self.added + self.rewritten > 0
+    }
+}
+
+/// Works out the edits for every game of a batch, in offset order.
+///
+/// # Example
+///
+/// ```
+/// use pgn960::split::GameReader;
+/// use pgn960::tag::{apply, tag_batch, TagOptions};
+///
+/// let pgn = b"[Variant \"Chess960\"]\n[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1\"]\n\n1. e4 *\n";
+/// let batch = GameReader::new(&pgn[..]).next_batch()?.expect("a batch");
+/// let (edits, counts) = tag_batch(&batch, TagOptions::default());
+/// let mut out = Vec::new();
+/// apply(&batch.data, &edits, &mut out)?;
+/// assert!(out.starts_with(b"[Variant \"Chess960\"]\n[FEN \"bbqnnrkr"));
+/// assert!(out.ends_with(b" 0 1\"]\n[Chess960Id \"0\"]\n\n1. e4 *\n"));
+/// assert_eq!(counts.added, 1);
+/// # Ok::<_, std::io::Error>(())
+/// ```
+pub fn tag_batch(batch: &Batch, options: TagOptions) -> (Vec<Edit>, TagCounts) {
+    let mut edits = Vec::new();
+    let mut counts = TagCounts::default();
+    for game in &batch.games {
+        tag_game(batch, game, options, &mut edits, &mut counts);
+    }
+    (edits, counts)
+}
+
+fn tag_game(
+    batch: &Batch,
+    game: &Game,
+    options: TagOptions,
+    edits: &mut Vec<Edit>,
+    counts: &mut TagCounts,
+) {
+    counts.games += 1;
+    let class = classify(batch, game);
+    let rank = match (class.kind(), class.id(options.include_standard)) {
+        (_, Some(rank)) if game.has_tags() => rank,
+        (Kind::DoubleFrc, _) => return counts.double_frc += 1,
+        (Kind::SetUp, _) => return counts.set_up += 1,
+        (Kind::Unreadable, _) => return counts.unreadable += 1,
+        _ => return counts.standard += 1,
+    };
+    counts.chess960 += 1;
+
+    let mut wanted = vec![(ID_TAG, rank.scharnagl())];
+    if options.fritz9 {
+        wanted.push((FRITZ9_TAG, rank.fritz9()));
+    }
+    let mut game_edits = Vec::new();
+    let mut inserts = Vec::new();
+    for (name, id) in wanted {
+        let value = id.to_string();
+        let existing: Vec<_> = batch
+            .tags_of(game)
+            .iter()
+            .filter(|tag| is_named(batch, tag, name))
+            .collect();
+        if existing.is_empty() {
+            inserts.extend_from_slice(format!("[{name} \"{value}\"]").as_bytes());
+            inserts.extend_from_slice(game.line_ending.as_bytes());
+            counts.added += 1;
+        } else if existing.iter().any(|tag| !tag.well_formed) {
+            // An id tag we cannot rewrite safely: leave the game alone.
+            counts.unreadable += 1;
+            counts.chess960 -= 1;
+            return;
+        } else {
+            for tag in existing {
+                if batch.raw_value(tag) == value.as_bytes() {
+                    counts.already_right += 1;
+                } else {
+                    game_edits.push(Edit {
+                        at: tag.value.start,
+                        remove: tag.value.len(),
+                        insert: value.clone().into_bytes(),
+                    });
+                    counts.rewritten += 1;
+                }
+            }
+        }
+    }
+    if !inserts.is_empty() {
+        game_edits.push(Edit {
+            at: game.insert_at,
+            remove: 0,
+            insert: inserts,
+        });
+    }
+    game_edits.sort_by_key(|edit| edit.at);
+    edits.extend(game_edits);
+}
+
+/// Writes `data` with `edits` (sorted by offset, not overlapping) applied.
+///
+/// # Errors
+///
+/// Any error of `out`.
+pub fn apply(data: &[u8], edits: &[Edit], out: &mut impl Write) -> io::Result<()> {
+    let mut at = 0;
+    for edit in edits {
+        out.write_all(&data[at..edit.at])?;
+        out.write_all(&edit.insert)?;
+        at = edit.at + edit.remove;
+    }
+    out.write_all(&data[at..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::split::GameReader;
+
+    fn tag(input: &[u8], options: TagOptions) -> (Vec<u8>, TagCounts) {
+        let mut reader = GameReader::new(input);
+        let mut out = Vec::new();
+        let mut total = TagCounts::default();
+        while let Some(batch) = reader.next_batch().unwrap() {
+            let (edits, counts) = tag_batch(&batch, options);
+            apply(&batch.data, &edits, &mut out).unwrap();
+            total.merge(&counts);
+        }
+        (out, total)
+    }
+
+    const FEN_0: &str = "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1";
+
+    #[test]
+    fn rewrites_only_the_value_of_a_wrong_id() {
+        let input = format!("[FEN \"{FEN_0}\"]\r\n[Chess960Id \"517\"]\r\n\r\n*\r\n");
+        let (out, counts) = tag(input.as_bytes(), TagOptions::default());
+        assert_eq!(out, input.replace("517", "0").into_bytes());
+        assert_eq!(counts.rewritten, 1);
+        let (again, counts) = tag(&out, TagOptions::default());
+        assert_eq!(again, out);
+        assert_eq!(counts.already_right, 1);
+    }
+
+    #[test]
+    fn adds_with_the_games_line_ending_and_fritz9() {
+        let input = format!("[FEN \"{FEN_0}\"]\r\n\r\n*\r\n");
+        let options = TagOptions {
+            fritz9: true,
+            ..TagOptions::default()
+        };
+        let (out, counts) = tag(input.as_bytes(), options);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            format!("[FEN \"{FEN_0}\"]\r\n[Chess960Id \"0\"]\r\n[Chess960Fritz9Id \"81\"]\r\n\r\n*\r\n")
+        );
+        assert_eq!(counts.added, 2);
+    }
+
+    #[test]
+    fn standard_games_only_on_request() {
+        let input = b"[Event \"x\"]\n\n1. e4 *\n";
+        let (out, counts) = tag(input, TagOptions::default());
+        assert_eq!(out, input);
+        assert_eq!(counts.standard, 1);
+        let options = TagOptions {
+            include_standard: true,
+            ..TagOptions::default()
+        };
+        let (out, _) = tag(input, options);
+        assert_eq!(out, b"[Event \"x\"]\n[Chess960Id \"518\"]\n\n1. e4 *\n");
+    }
+
+    #[test]
+    fn moves_on_the_tag_line_insert_before_the_tags() {
+        let input = format!("[FEN \"{FEN_0}\"] 1. e4 *\n");
+        let (out, _) = tag(input.as_bytes(), TagOptions::default());
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            format!("[Chess960Id \"0\"]\n[FEN \"{FEN_0}\"] 1. e4 *\n")
+        );
+    }
+}

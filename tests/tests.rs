@@ -1,0 +1,4 @@
+//! The single integration-test binary (`autotests = false`); one module per area.
+
+mod cli_position;
+mod numbering;
