@@ -12,7 +12,9 @@ use std::borrow::Cow;
 use pgn_reader::RawTag;
 use shakmaty::Board;
 
-use crate::position::{BackRank, BoardStart, FenError, StartArray, classify_board, parse_fen_board};
+use crate::position::{
+    BackRank, BoardStart, FenError, StartArray, classify_board, parse_fen_board,
+};
 use crate::split::{Batch, Game, TagSpan};
 
 /// What a game's `Variant` tag says.
@@ -56,11 +58,19 @@ impl Variant {
             .collect();
         let common_original = value.trim_ascii().to_ascii_lowercase();
         match folded.as_slice() {
-            b"chess960" | b"fischerandom" | b"fischerrandom" | b"frc" | b"960"
+            b"chess960"
+            | b"fischerandom"
+            | b"fischerrandom"
+            | b"frc"
+            | b"960"
             | b"fischerrandomchess" => Variant::Chess960 {
                 common: matches!(
                     common_original.as_slice(),
-                    b"chess960" | b"chess 960" | b"fischerandom" | b"fischerrandom" | b"fischer random"
+                    b"chess960"
+                        | b"chess 960"
+                        | b"fischerandom"
+                        | b"fischerrandom"
+                        | b"fischer random"
                 ),
             },
             b"" | b"standard" | b"chess" | b"normal" => Variant::Standard,
@@ -230,7 +240,10 @@ mod tests {
 
     fn class_of(tags: &str) -> Classification {
         let pgn = format!("{tags}\n\n*\n");
-        let batch = GameReader::new(pgn.as_bytes()).next_batch().unwrap().unwrap();
+        let batch = GameReader::new(pgn.as_bytes())
+            .next_batch()
+            .unwrap()
+            .unwrap();
         classify(&batch, &batch.games[0])
     }
 
@@ -251,7 +264,10 @@ mod tests {
         let zero = BackRank::from_scharnagl(0).unwrap();
         let class = class_of(&format!("[FEN \"{FEN_0} w KQkq - 0 1\"]"));
         assert_eq!(class.kind(), Kind::Chess960(zero));
-        let class = class_of(&format!("[FEN \"{} w KQkq - 0 1\"]", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"));
+        let class = class_of(&format!(
+            "[FEN \"{} w KQkq - 0 1\"]",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
+        ));
         assert_eq!(class.kind(), Kind::Standard);
     }
 

@@ -145,7 +145,13 @@ mod tests {
 
     fn archive(games: usize) -> Vec<u8> {
         (0..games)
-            .flat_map(|i| format!("[Event \"{i}\"]\n\n1. e4 {{ {} }} *\n\n", "x".repeat(i % 97)).into_bytes())
+            .flat_map(|i| {
+                format!(
+                    "[Event \"{i}\"]\n\n1. e4 {{ {} }} *\n\n",
+                    "x".repeat(i % 97)
+                )
+                .into_bytes()
+            })
             .collect()
     }
 
@@ -183,10 +189,15 @@ mod tests {
             batch_bytes: 1024,
         };
         let mut calls = 0;
-        let err = run(&input[..], config, |_| (), |_, ()| {
-            calls += 1;
-            Err(io::Error::new(io::ErrorKind::BrokenPipe, "closed"))
-        })
+        let err = run(
+            &input[..],
+            config,
+            |_| (),
+            |_, ()| {
+                calls += 1;
+                Err(io::Error::new(io::ErrorKind::BrokenPipe, "closed"))
+            },
+        )
         .unwrap_err();
         let PipelineError::Consume(err) = err else {
             panic!("expected the consumer's error")

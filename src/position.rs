@@ -963,8 +963,28 @@ pub fn classify_fen(fen: &str) -> Result<BoardStart, FenError> {
     parse_fen_board(fen).map(|board| classify_board(&board))
 }
 
-/// Parses a FEN and returns its board, with our own diagnosis of a broken
-/// board part (shakmaty only says that it is broken).
+/// Parses a FEN and returns its board: the parsing half of
+/// [`classify_fen`], for callers that also need the board itself (to compare
+/// two FENs' placements, say).
+///
+/// Accepts what [`classify_fen`] accepts. Problems with the board part are
+/// diagnosed here (shakmaty only says that it is broken); the other fields
+/// are checked by shakmaty and then ignored.
+///
+/// # Errors
+///
+/// [`FenError`] if the FEN does not parse.
+///
+/// # Examples
+///
+/// ```
+/// use pgn960::position::{parse_fen_board, FenError};
+/// use shakmaty::Board;
+///
+/// assert_eq!(parse_fen_board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b - - 3 9")?, Board::new());
+/// assert_eq!(parse_fen_board("8/8/8/9/8/8/8/8"), Err(FenError::BoardChar('9')));
+/// # Ok::<_, FenError>(())
+/// ```
 pub fn parse_fen_board(fen: &str) -> Result<Board, FenError> {
     let fen = fen.trim_ascii();
     // shakmaty separates fields by spaces or underscores.
@@ -1354,7 +1374,7 @@ mod tests {
                         BackRankError::PieceSet(_)
                             | BackRankError::SameColourBishops(_)
                             | BackRankError::KingNotBetweenRooks { .. }
-                    )),
+                    ), "{text}: {err}"),
                 }
             }
 

@@ -625,7 +625,8 @@ impl Scanner {
             self.pos = eol;
         }
         self.current.after_last_tag_line = if clean && eol < buf.len() {
-            let after = eol + 1 + usize::from(buf[eol] == b'\r' && buf.get(eol + 1) == Some(&b'\n'));
+            let after =
+                eol + 1 + usize::from(buf[eol] == b'\r' && buf.get(eol + 1) == Some(&b'\n'));
             // A `\r` at the very end of the buffer may still be a `\r\n`;
             // before the end of input we cannot know, so insert before the
             // first tag line instead (rare, and still byte-exact).
@@ -705,9 +706,12 @@ impl Scanner {
         let current = &mut self.current;
         current.start -= at;
         current.tags_from -= dropped_tags.min(current.tags_from);
-        for offset in [&mut current.first_tag_line, &mut current.after_last_tag_line]
-            .into_iter()
-            .flatten()
+        for offset in [
+            &mut current.first_tag_line,
+            &mut current.after_last_tag_line,
+        ]
+        .into_iter()
+        .flatten()
         {
             *offset -= at;
         }
@@ -734,9 +738,7 @@ fn tag_name_at(buf: &[u8], at: usize) -> Option<Range<usize>> {
         return None;
     }
     let mut end = start;
-    while end < buf.len()
-        && !matches!(buf[end], b' ' | b'\t' | b'"' | b']' | b'\n' | b'\r')
-    {
+    while end < buf.len() && !matches!(buf[end], b' ' | b'\t' | b'"' | b']' | b'\n' | b'\r') {
         end += 1;
     }
     Some(start..end)
@@ -780,14 +782,12 @@ fn parse_tag(buf: &[u8], open: usize, name: Range<usize>, eol: usize) -> (TagSpa
     // holds unescaped quotes (or a stray backslash): take the next quote
     // that is followed by `]`.
     let closes_pair = |q: usize| after_spaces(line, q + 1).is_some_and(|k| line[k] == b']');
-    let close = close
-        .filter(|&q| closes_pair(q))
-        .or_else(|| {
-            let from = close.unwrap_or(value_start);
-            memchr::memchr_iter(b'"', &line[from..])
-                .map(|i| from + i)
-                .find(|&q| q >= value_start && closes_pair(q))
-        });
+    let close = close.filter(|&q| closes_pair(q)).or_else(|| {
+        let from = close.unwrap_or(value_start);
+        memchr::memchr_iter(b'"', &line[from..])
+            .map(|i| from + i)
+            .find(|&q| q >= value_start && closes_pair(q))
+    });
     match close {
         Some(q) => {
             let ket = after_spaces(line, q + 1).expect("closes_pair checked a `]` follows");

@@ -228,7 +228,9 @@ mod tests {
         let (out, counts) = tag(input.as_bytes(), options);
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            format!("[FEN \"{FEN_0}\"]\r\n[Chess960Id \"0\"]\r\n[Chess960Fritz9Id \"81\"]\r\n\r\n*\r\n")
+            format!(
+                "[FEN \"{FEN_0}\"]\r\n[Chess960Id \"0\"]\r\n[Chess960Fritz9Id \"81\"]\r\n\r\n*\r\n"
+            )
         );
         assert_eq!(counts.added, 2);
     }

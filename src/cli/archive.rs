@@ -51,7 +51,11 @@ impl ArchiveArgs {
     pub fn progress(&self, sources: &[Source]) -> Progress {
         let total: Option<u64> = sources
             .iter()
-            .map(|s| s.path().and_then(|p| std::fs::metadata(p).ok()).map(|m| m.len()))
+            .map(|s| {
+                s.path()
+                    .and_then(|p| std::fs::metadata(p).ok())
+                    .map(|m| m.len())
+            })
             .sum();
         let bar = if self.quiet || !std::io::stderr().is_terminal() {
             ProgressBar::hidden()
@@ -97,8 +101,11 @@ impl Progress {
         let read = raw_read.load(Ordering::Relaxed);
         self.bar.set_position(self.done_bytes + read);
         let secs = self.bar.elapsed().as_secs_f64().max(1e-3);
-        self.bar
-            .set_message(format!("{} games, {:.0} games/s", self.games, self.games as f64 / secs));
+        self.bar.set_message(format!(
+            "{} games, {:.0} games/s",
+            self.games,
+            self.games as f64 / secs
+        ));
     }
 
     /// Called when an input is finished.

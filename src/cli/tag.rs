@@ -82,20 +82,26 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         let file = File::create(path).with_context(|| format!("{}", path.display()))?;
         Sink::Stream(BufWriter::with_capacity(1 << 20, Box::new(file)))
     } else {
-        Sink::Stream(BufWriter::with_capacity(1 << 20, Box::new(io::stdout().lock())))
+        Sink::Stream(BufWriter::with_capacity(
+            1 << 20,
+            Box::new(io::stdout().lock()),
+        ))
     };
 
     let mut progress = args.archive.progress(&sources);
     let mut total = TagCounts::default();
     let mut failed = false;
     for source in &sources {
-        let result = input::open(source)
-            .map_err(TagError::Input)
-            .and_then(|opened| match &mut sink {
-                Sink::Nowhere => tag_stream(opened, &args, options, &mut io::sink(), &mut progress),
-                Sink::Stream(out) => tag_stream(opened, &args, options, out, &mut progress),
-                Sink::InPlace => tag_in_place(opened, source, &args, options, &mut progress),
-            });
+        let result =
+            input::open(source)
+                .map_err(TagError::Input)
+                .and_then(|opened| match &mut sink {
+                    Sink::Nowhere => {
+                        tag_stream(opened, &args, options, &mut io::sink(), &mut progress)
+                    }
+                    Sink::Stream(out) => tag_stream(opened, &args, options, out, &mut progress),
+                    Sink::InPlace => tag_in_place(opened, source, &args, options, &mut progress),
+                });
         match result {
             Ok(counts) => total.merge(&counts),
             Err(TagError::Input(err)) => {
