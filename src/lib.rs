@@ -1,12 +1,26 @@
 //! pgn960: Chess960 (Fischer random chess) start positions and PGN archives.
 //!
-//! The library has two halves:
+//! Two halves:
 //!
 //! - [`position`]: the 960 back-rank arrangements, both numberings
 //!   (Scharnagl 0–959 and Fritz9 1–960), and recognising start arrays
 //!   (including Double FRC) in FENs.
-//! - The archive engine (added by later modules): streaming PGN input,
-//!   splitting it byte-exactly into games, and classifying each game's start.
+//! - The archive engine: [`input`] opens plain or compressed streams,
+//!   [`split`] cuts them byte-exactly into games, [`classify`] reads each
+//!   game's start from its tags, [`pipeline`] runs per-game work in parallel
+//!   with ordered results, and [`tag`] turns the answers into byte edits.
+//!
+//! ```
+//! use pgn960::pipeline::{run, PipelineConfig};
+//! use pgn960::tag::{apply, tag_batch, TagOptions};
+//!
+//! let pgn = b"[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1\"]\n\n1. e4 *\n";
+//! let mut out = Vec::new();
+//! run(&pgn[..], PipelineConfig::default(), |batch| tag_batch(batch, TagOptions::default()),
+//!     |batch, (edits, _counts)| apply(&batch.data, &edits, &mut out))
+//!     .expect("in-memory input and output cannot fail");
+//! assert!(out.windows(17).any(|w| w == b"[Chess960Id \"0\"]\n"));
+//! ```
 
 pub mod classify;
 pub mod input;
@@ -16,3 +30,8 @@ pub mod split;
 pub mod tag;
 
 pub use position::{BackRank, StartArray};
+
+/// The README's Rust examples, run as doctests so they cannot go stale.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
