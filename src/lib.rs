@@ -27,6 +27,7 @@ pub mod input;
 pub mod pipeline;
 pub mod position;
 pub mod split;
+pub mod stats;
 pub mod tag;
 
 pub use position::{BackRank, StartArray};

@@ -5,6 +5,7 @@ mod archive;
 mod id;
 mod pos;
 mod random;
+mod stats;
 mod table;
 mod tag;
 
@@ -35,6 +36,7 @@ enum Command {
     Table(table::Args),
     Random(random::Args),
     Tag(tag::Args),
+    Stats(stats::Args),
 }
 
 /// Parses arguments, runs the subcommand and turns its outcome into an exit code.
@@ -50,6 +52,7 @@ pub fn run() -> ExitCode {
         Command::Table(args) => table::run(args),
         Command::Random(args) => random::run(args),
         Command::Tag(args) => tag::run(args),
+        Command::Stats(args) => stats::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

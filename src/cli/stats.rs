@@ -1,0 +1,176 @@
+//! `pgn960 stats`: per-start-position results, scores with intervals and
+//! Elo expectation, as CSV that merges exactly across shards.
+
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use pgn960::input;
+use pgn960::pipeline::{self, PipelineError};
+use pgn960::stats::{
+    GroupBy, StatsOptions, StatsSummary, StatsTable, read_csv, stats_batch, write_csv,
+};
+
+use super::archive::ArchiveArgs;
+use super::{EXIT_ERROR, EXIT_OK};
+
+/// Count results per Chess960 start position and write them as CSV.
+///
+/// One row per position with games (all 960 with --all-positions), sorted by
+/// Scharnagl number: games, wins, draws, losses, unfinished games, White's
+/// score with its 95% Wilson interval, draw rate, average ratings and White's
+/// Elo expectation. The last columns hold the exact integer sums that let
+/// `--merge` combine shard CSVs into what one run over all shards writes.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  pgn960 stats tcec.pgn.zst -o positions.csv
+  pgn960 stats --group-by year --min-elo 2400 events.pgn
+  pgn960 stats --plot scores.svg archive.pgn -o positions.csv
+  pgn960 stats shard1.pgn -o a.csv; pgn960 stats shard2.pgn -o b.csv
+  pgn960 stats --merge a.csv b.csv -o all.csv")]
+pub struct Args {
+    #[command(flatten)]
+    archive: ArchiveArgs,
+
+    /// Write the CSV to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+
+    /// Write a row for every one of the 960 positions, with or without games.
+    #[arg(long)]
+    all_positions: bool,
+
+    /// Add a leading `group` column and a row per group and position; TAG is
+    /// any tag name (Event, TimeControl, ...) or `year` (the year of Date).
+    #[arg(long, value_name = "TAG")]
+    group_by: Option<String>,
+
+    /// Count only games where both players are rated at least N.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    min_elo: Option<i32>,
+
+    /// Also count plain standard-chess games (under 518).
+    #[arg(long)]
+    include_standard: bool,
+
+    /// The inputs are CSVs written by `pgn960 stats`: combine them into the
+    /// CSV one run over all their archives would have written.
+    #[arg(long, conflicts_with_all = ["group_by", "min_elo", "include_standard"])]
+    merge: bool,
+
+    /// Also draw each position's white score with its interval as an SVG.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    let (table, grouped, failed) = if args.merge {
+        merge_inputs(&args)?
+    } else {
+        count_inputs(&args)
+    };
+    write_output(&args, &table, grouped)?;
+    Ok(if failed { EXIT_ERROR } else { EXIT_OK })
+}
+
+fn count_inputs(args: &Args) -> (StatsTable, bool, bool) {
+    let options = StatsOptions {
+        include_standard: args.include_standard,
+        group_by: args.group_by.as_deref().map(GroupBy::from_arg),
+        min_elo: args.min_elo,
+    };
+    let sources = args.archive.sources();
+    let mut progress = args.archive.progress(&sources);
+    let mut table = StatsTable::default();
+    let mut summary = StatsSummary::default();
+    let mut failed = false;
+    for source in &sources {
+        let opened = match input::open(source) {
+            Ok(opened) => opened,
+            Err(err) => {
+                progress.finish();
+                eprintln!("pgn960: {source}: {err}");
+                failed = true;
+                continue;
+            }
+        };
+        let raw_read = opened.raw_read.clone();
+        let result = pipeline::run(
+            opened.reader,
+            args.archive.pipeline(),
+            |batch| stats_batch(batch, &options),
+            |batch, (batch_table, batch_summary)| {
+                table.merge(&batch_table);
+                summary.merge(&batch_summary);
+                progress.update(&raw_read, batch.games.len());
+                Ok::<_, std::convert::Infallible>(())
+            },
+        );
+        progress.finish_input(&raw_read);
+        if let Err(PipelineError::Read(err)) = result {
+            progress.finish();
+            eprintln!("pgn960: {source}: {err}");
+            failed = true;
+        }
+    }
+    progress.finish();
+    if !args.archive.quiet {
+        print_summary(&summary, &table);
+    }
+    (table, options.group_by.is_some(), failed)
+}
+
+fn merge_inputs(args: &Args) -> anyhow::Result<(StatsTable, bool, bool)> {
+    if args.archive.inputs.is_empty() {
+        bail!("--merge needs the CSV files to merge");
+    }
+    let mut table = StatsTable::default();
+    let mut grouped_all: Option<bool> = None;
+    for path in &args.archive.inputs {
+        let file = File::open(path).with_context(|| format!("{}", path.display()))?;
+        let (part, grouped) =
+            read_csv(BufReader::new(file)).with_context(|| format!("{}", path.display()))?;
+        match grouped_all {
+            Some(before) if before != grouped => bail!(
+                "{}: has {} `group` column, unlike the CSVs before it",
+                path.display(),
+                if grouped { "a" } else { "no" }
+            ),
+            _ => grouped_all = Some(grouped),
+        }
+        table.merge(&part);
+    }
+    Ok((table, grouped_all.unwrap_or(false), false))
+}
+
+fn write_output(args: &Args, table: &StatsTable, grouped: bool) -> anyhow::Result<()> {
+    let result = match &args.output {
+        Some(path) => {
+            let file = File::create(path).with_context(|| format!("{}", path.display()))?;
+            let mut out = BufWriter::new(file);
+            write_csv(table, grouped, args.all_positions, &mut out).and_then(|()| out.flush())
+        }
+        None => write_csv(table, grouped, args.all_positions, io::stdout().lock()),
+    };
+    let name = args
+        .output
+        .as_ref()
+        .map_or_else(|| "output".to_string(), |p| p.display().to_string());
+    result.with_context(|| format!("writing {name}"))
+}
+
+fn print_summary(summary: &StatsSummary, table: &StatsTable) {
+    let rows = table.rows().count();
+    eprintln!(
+        "pgn960 stats: {} games read, {} counted in {rows} rows\n  \
+         skipped: {} Double FRC, {} set-up or other variant, {} standard, {} unreadable, {} below --min-elo",
+        summary.games,
+        summary.counted,
+        summary.double_frc,
+        summary.set_up,
+        summary.standard,
+        summary.unreadable,
+        summary.below_min_elo,
+    );
+}
