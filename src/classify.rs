@@ -13,7 +13,7 @@ use pgn_reader::RawTag;
 use shakmaty::Board;
 
 use crate::position::{
-    BackRank, BoardStart, FenError, StartArray, classify_board, parse_fen_board,
+    BackRank, BoardStart, FenError, StartArray, classify_board, parse_placement,
 };
 use crate::split::{Batch, Game, TagSpan};
 
@@ -203,7 +203,7 @@ pub fn classify(batch: &Batch, game: &Game) -> Classification {
             }
             let value = tag_value(batch, tag);
             // Bytes that are not UTF-8 become U+FFFD, which no FEN accepts.
-            let board = match parse_fen_board(&String::from_utf8_lossy(&value)) {
+            let board = match parse_placement(&String::from_utf8_lossy(&value)) {
                 Ok(board) => board,
                 Err(err) => {
                     start = Start::BadFen(err);

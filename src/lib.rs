@@ -29,6 +29,7 @@ pub mod position;
 pub mod split;
 pub mod stats;
 pub mod tag;
+pub mod validate;
 
 pub use position::{BackRank, StartArray};
 

@@ -999,6 +999,35 @@ pub fn parse_fen_board(fen: &str) -> Result<Board, FenError> {
     Ok(setup.board)
 }
 
+/// Parses only a FEN's placement (its first field); the other fields may
+/// be anything. This is how archives are classified: side to move,
+/// castling rights and clocks never change a game's start array, so a
+/// broken castling field must not cost a game its number (`validate`
+/// reports it instead).
+///
+/// # Errors
+///
+/// [`FenError`] if the placement does not parse.
+///
+/// # Examples
+///
+/// ```
+/// use pgn960::position::parse_placement;
+/// use shakmaty::Board;
+///
+/// let board = parse_placement("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w XYZ - 0 1")?;
+/// assert_eq!(board, Board::new());
+/// # Ok::<_, pgn960::position::FenError>(())
+/// ```
+pub fn parse_placement(fen: &str) -> Result<Board, FenError> {
+    let board_part = fen
+        .split([' ', '_'])
+        .find(|part| !part.is_empty())
+        .ok_or(FenError::Empty)?;
+    check_board_part(board_part)?;
+    Board::from_ascii_board_fen(board_part.as_bytes()).map_err(FenError::Other)
+}
+
 /// Checks the shape of a FEN's board part: 8 ranks of 8 squares, piece
 /// letters and digits 1 to 8 only, no Crazyhouse pockets or markers.
 fn check_board_part(board_part: &str) -> Result<(), FenError> {

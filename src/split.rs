@@ -40,6 +40,8 @@ pub struct TagSpan {
     /// Whether the pair was closed by `"` and `]` on its line. A value that
     /// runs to the end of the line is kept but never rewritten.
     pub well_formed: bool,
+    /// The offset just after the pair (after its `]`, or at its line end).
+    pub end: usize,
 }
 
 /// How a game's tag lines end; a tag added to the game uses the same.
@@ -84,8 +86,10 @@ pub struct Game {
     pub line_ending: LineEnding,
     /// The game goes on in the next batch(es) as continuation bytes.
     pub continued: bool,
-    /// The input ended inside a brace comment or a tag line of this game.
+    /// The input ended inside a brace comment of this game.
     pub cut_off: bool,
+    /// This is the last game of its input.
+    pub at_end: bool,
 }
 
 impl Game {
@@ -295,7 +299,7 @@ impl<R: Read> GameReader<R> {
 }
 
 /// The offset of the start of the line holding `at`.
-fn line_start(data: &[u8], at: usize) -> usize {
+pub(crate) fn line_start(data: &[u8], at: usize) -> usize {
     data[..at]
         .iter()
         .rposition(|&b| b == b'\n' || b == b'\r')
@@ -303,7 +307,7 @@ fn line_start(data: &[u8], at: usize) -> usize {
 }
 
 /// Counts the line ends (`\n`, `\r\n`, lone `\r`) that finish in `data[from..to]`.
-fn count_line_ends(data: &[u8], from: usize, to: usize, cr_before: bool) -> u64 {
+pub(crate) fn count_line_ends(data: &[u8], from: usize, to: usize, cr_before: bool) -> u64 {
     let slice = &data[from..to];
     let newlines = memchr::memchr_iter(b'\n', slice).count() as u64;
     if memchr(b'\r', slice).is_none() {
@@ -599,7 +603,7 @@ impl Scanner {
             let Some(name) = tag_name_at(buf, at) else {
                 break;
             };
-            let (tag, next) = parse_tag(buf, at, name, eol);
+            let (tag, next) = parse_tag(buf, name, eol);
             self.tags.push(tag);
             at = next;
             while at < eol && (buf[at] == b' ' || buf[at] == b'\t') {
@@ -649,6 +653,10 @@ impl Scanner {
     }
 
     fn game_record(&self, end: usize, continued: bool, cut_off: bool) -> Game {
+        self.game_record_at(end, continued, cut_off, false)
+    }
+
+    fn game_record_at(&self, end: usize, continued: bool, cut_off: bool, at_end: bool) -> Game {
         let current = &self.current;
         let insert_at = current
             .after_last_tag_line
@@ -663,6 +671,7 @@ impl Scanner {
             line_ending: current.line_ending.unwrap_or_default(),
             continued,
             cut_off,
+            at_end,
         }
     }
 
@@ -676,7 +685,8 @@ impl Scanner {
             self.continuation_end = Some(end);
         } else {
             let cut_off = self.mode == Mode::Comment;
-            self.games.push(self.game_record(end, false, cut_off));
+            self.games
+                .push(self.game_record_at(end, false, cut_off, true));
         }
         self.current = Current::new(end, self.tags.len(), Section::Movetext);
     }
@@ -718,6 +728,7 @@ impl Scanner {
         for tag in &mut self.tags {
             tag.name = tag.name.start - at..tag.name.end - at;
             tag.value = tag.value.start - at..tag.value.end - at;
+            tag.end -= at;
         }
     }
 }
@@ -744,15 +755,16 @@ fn tag_name_at(buf: &[u8], at: usize) -> Option<Range<usize>> {
     Some(start..end)
 }
 
-/// Parses one tag pair whose `[` is at `open`, within the line ending at
+/// Parses one tag pair whose name is `name`, within the line ending at
 /// `eol`. Returns the pair and the offset after it.
-fn parse_tag(buf: &[u8], open: usize, name: Range<usize>, eol: usize) -> (TagSpan, usize) {
+fn parse_tag(buf: &[u8], name: Range<usize>, eol: usize) -> (TagSpan, usize) {
     let line = &buf[..eol];
     let Some(quote) = memchr2(b'"', b']', &line[name.end..]).map(|i| name.end + i) else {
         let tag = TagSpan {
             name,
             value: eol..eol,
             well_formed: false,
+            end: eol,
         };
         return (tag, eol);
     };
@@ -762,6 +774,7 @@ fn parse_tag(buf: &[u8], open: usize, name: Range<usize>, eol: usize) -> (TagSpa
             name,
             value: quote..quote,
             well_formed: false,
+            end: quote + 1,
         };
         return (tag, quote + 1);
     }
@@ -795,15 +808,16 @@ fn parse_tag(buf: &[u8], open: usize, name: Range<usize>, eol: usize) -> (TagSpa
                 name,
                 value: value_start..q,
                 well_formed: true,
+                end: ket + 1,
             };
             (tag, ket + 1)
         }
         None => {
-            let _ = open;
             let tag = TagSpan {
                 name,
                 value: value_start..eol,
                 well_formed: false,
+                end: eol,
             };
             (tag, eol)
         }

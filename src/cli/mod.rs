@@ -8,6 +8,7 @@ mod random;
 mod stats;
 mod table;
 mod tag;
+mod validate;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -37,6 +38,7 @@ enum Command {
     Random(random::Args),
     Tag(tag::Args),
     Stats(stats::Args),
+    Validate(validate::Args),
 }
 
 /// Parses arguments, runs the subcommand and turns its outcome into an exit code.
@@ -53,6 +55,7 @@ pub fn run() -> ExitCode {
         Command::Random(args) => random::run(args),
         Command::Tag(args) => tag::run(args),
         Command::Stats(args) => stats::run(args),
+        Command::Validate(args) => validate::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

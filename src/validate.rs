@@ -1,0 +1,983 @@
+//! Every way a Chess960 game's headers or moves can be wrong, as findings
+//! with stable codes that scripts can filter on.
+//!
+//! Codes never change meaning once published; new checks get new codes.
+//! Each finding points at the game (its index in the input) and at the line
+//! of the offending tag or move, so an arbiter can open the file there.
+//!
+//! Moves are read by a small mainline tokenizer rather than pgn-reader: a
+//! report needs the line of the offending move and must name tokens that are
+//! not moves at all, and pgn-reader skips such tokens silently and gives no
+//! positions. Legality is shakmaty's, in Chess960 castling mode.
+
+use std::fmt;
+
+use shakmaty::FromSetup;
+use shakmaty::fen::Fen;
+use shakmaty::san::SanPlus;
+use shakmaty::{
+    Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, File, Position, Rank, Square,
+};
+
+use crate::BackRank;
+use crate::classify::{Variant, is_named, tag_value};
+use crate::position::{BoardStart, StartArray, classify_board, parse_placement};
+use crate::split::{Batch, Game, TagSpan, count_line_ends, line_start};
+
+/// How serious a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// Other software will misread or reject the game.
+    Error,
+    /// Legal, but unusual or likely to confuse some readers.
+    Warning,
+    /// Worth knowing; nothing is wrong.
+    Info,
+}
+
+impl Severity {
+    /// The name used in reports: `error`, `warning`, `info`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+macro_rules! codes {
+    ($($variant:ident => $name:literal, $severity:ident, $doc:literal;)*) => {
+        /// A kind of problem. The names (`Code::name`) are stable.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Code {
+            $(#[doc = $doc] $variant,)*
+        }
+
+        impl Code {
+            /// Every code, in report order.
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            /// The stable name, e.g. `fen_unparsable`.
+            pub fn name(self) -> &'static str {
+                match self { $(Code::$variant => $name,)* }
+            }
+
+            /// How serious findings of this code are.
+            pub fn severity(self) -> Severity {
+                match self { $(Code::$variant => Severity::$severity,)* }
+            }
+
+            /// One sentence on what the code means.
+            pub fn description(self) -> &'static str {
+                match self { $(Code::$variant => $doc,)* }
+            }
+        }
+    };
+}
+
+codes! {
+    FenUnparsable => "fen_unparsable", Error,
+        "A FEN tag that is not a valid FEN (wrong number of ranks or files, bad characters, missing or broken fields).";
+    FenConflict => "fen_conflict", Error,
+        "Two or more FEN tags with different positions.";
+    PositionIllegal => "position_illegal", Error,
+        "A FEN whose position cannot be played from (a king missing, pawns on a back rank, the side not to move in check).";
+    SetupWithoutFen => "setup_without_fen", Error,
+        "SetUp \"1\" and no FEN tag.";
+    IllegalBackRank => "illegal_back_rank", Error,
+        "Both back ranks hold eight pieces behind full pawn rows, but break a Chess960 rule.";
+    CastlingRightsInvalid => "castling_rights_invalid", Error,
+        "A castling field naming a file with no rook of that side on its back rank, rights for a side whose king is not on its back rank, or a malformed field.";
+    IdMismatch => "id_mismatch", Error,
+        "A Chess960Id (or Chess960Fritz9Id) that is not the number of the game's start position.";
+    IdMalformed => "id_malformed", Error,
+        "A Chess960Id that is not an integer 0..959 (a Chess960Fritz9Id not 1..960), or one on a game with no Chess960 start array.";
+    IllegalMove => "illegal_move", Error,
+        "The first illegal, ambiguous or unreadable move of the mainline.";
+    Unterminated => "unterminated", Error,
+        "A game cut off by the end of input, inside a comment, variation or tag.";
+    VariantMissing => "variant_missing", Warning,
+        "A 960 start array other than 518 with no Variant tag naming Chess960.";
+    VariantMismatch => "variant_mismatch", Warning,
+        "A Variant naming something else (e.g. Standard) on a 960 start array other than 518.";
+    FenWithoutSetup => "fen_without_setup", Warning,
+        "A FEN tag without SetUp \"1\".";
+    DoubleFrc => "double_frc", Warning,
+        "Both back ranks legal but different (Double Fischer Random); no Chess960Id applies.";
+    CastlingRightsPartial => "castling_rights_partial", Warning,
+        "A start array with some but not all four castling rights.";
+    CastlingRightsNone => "castling_rights_none", Warning,
+        "A start array with no castling rights.";
+    StartNotWhiteToMove => "start_not_white_to_move", Warning,
+        "A start array with Black to move.";
+    StartClockNotInitial => "start_clock_not_initial", Warning,
+        "A start array whose halfmove clock is not 0 or whose move number is not 1.";
+    ResultMismatch => "result_mismatch", Warning,
+        "The Result tag disagrees with a checkmate or stalemate reached by the moves.";
+    VariantSpelling => "variant_spelling", Info,
+        "A Chess960 Variant spelled in a way common readers reject (FRC, chess-960, 960, ...).";
+}
+
+/// One problem in one game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// 1-based index of the game within its input.
+    pub game: u64,
+    /// 1-based line of the offending tag or move, else of the game's start.
+    pub line: u64,
+    /// What is wrong.
+    pub code: Code,
+    /// The details, in one line.
+    pub message: String,
+}
+
+/// What to check.
+#[derive(Clone, Copy, Debug)]
+pub struct ValidateOptions {
+    /// Replay the mainline (on by default; `--no-moves` turns it off).
+    pub moves: bool,
+}
+
+impl Default for ValidateOptions {
+    fn default() -> Self {
+        ValidateOptions { moves: true }
+    }
+}
+
+/// Checks every game of a batch; findings come in game order, and by line
+/// within a game.
+///
+/// # Example
+///
+/// ```
+/// use pgn960::split::GameReader;
+/// use pgn960::validate::{validate_batch, Code, ValidateOptions};
+///
+/// let pgn = b"[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1\"]\n\n1. e4 e5 2. Ke2 *\n";
+/// let batch = GameReader::new(&pgn[..]).next_batch()?.expect("a batch");
+/// let codes: Vec<Code> = validate_batch(&batch, ValidateOptions::default())
+///     .iter()
+///     .map(|f| f.code)
+///     .collect();
+/// assert_eq!(codes, [Code::FenWithoutSetup, Code::VariantMissing, Code::IllegalMove]);
+/// # Ok::<_, std::io::Error>(())
+/// ```
+pub fn validate_batch(batch: &Batch, options: ValidateOptions) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for game in &batch.games {
+        let start = findings.len();
+        GameCheck::new(batch, game, &mut findings).run(options);
+        findings[start..].sort_by_key(|f| f.line);
+    }
+    findings
+}
+
+/// The parts of one FEN tag.
+struct FenFields<'a> {
+    turn: &'a str,
+    castling: &'a str,
+    halfmoves: Option<&'a str>,
+    fullmoves: Option<&'a str>,
+}
+
+/// A FEN tag read as far as it goes.
+struct ReadFen {
+    tag_line: u64,
+    board: Board,
+    /// The whole FEN parsed (for replay), when it does.
+    setup: Option<shakmaty::Setup>,
+    castling: Option<CastlingReport>,
+    turn: Option<Color>,
+    clocks_initial: bool,
+}
+
+/// What a castling field grants, after checking it against the board.
+struct CastlingReport {
+    rights: usize,
+}
+
+struct GameCheck<'a> {
+    batch: &'a Batch,
+    game: &'a Game,
+    findings: &'a mut Vec<Finding>,
+    first_line_start: usize,
+}
+
+impl<'a> GameCheck<'a> {
+    fn new(batch: &'a Batch, game: &'a Game, findings: &'a mut Vec<Finding>) -> Self {
+        let first_line_start = batch
+            .tags_of(game)
+            .first()
+            .map_or(game.range.start, |t| line_start(&batch.data, t.name.start));
+        GameCheck {
+            batch,
+            game,
+            findings,
+            first_line_start,
+        }
+    }
+
+    fn line_of(&self, offset: usize) -> u64 {
+        let from = self.first_line_start.min(offset);
+        self.game.line + count_line_ends(&self.batch.data, from, offset, false)
+    }
+
+    fn report(&mut self, line: u64, code: Code, message: String) {
+        self.findings.push(Finding {
+            game: self.game.index,
+            line,
+            code,
+            message,
+        });
+    }
+
+    fn run(mut self, options: ValidateOptions) {
+        let batch = self.batch;
+        let tags = batch.tags_of(self.game);
+        let mut variant = (Variant::Absent, None::<&TagSpan>);
+        let mut setup_one = false;
+        let mut setup_tag = None;
+        let mut fens: Vec<ReadFen> = Vec::new();
+        let mut fen_broken = false;
+        let mut id_tags: Vec<(&TagSpan, bool)> = Vec::new();
+        let mut result_tag = None;
+
+        for tag in tags {
+            if is_named(batch, tag, "Variant") {
+                variant = (Variant::from_value(&tag_value(batch, tag)), Some(tag));
+            } else if is_named(batch, tag, "SetUp") {
+                setup_one = tag_value(batch, tag).trim_ascii() == b"1";
+                setup_tag = Some(tag);
+            } else if is_named(batch, tag, "FEN") {
+                match self.read_fen(tag) {
+                    Some(fen) => fens.push(fen),
+                    None => fen_broken = true,
+                }
+            } else if is_named(batch, tag, "Chess960Id") {
+                id_tags.push((tag, false));
+            } else if is_named(batch, tag, "Chess960Fritz9Id") {
+                id_tags.push((tag, true));
+            } else if is_named(batch, tag, "Result") {
+                result_tag = Some(tag);
+            }
+        }
+        if !tags.is_empty() && tags.last().is_some_and(|t| !t.well_formed) && self.game.at_end {
+            let tag = tags.last().expect("checked above");
+            let line = self.line_of(tag.name.start);
+            if self.game.range.end == tag.end
+                || batch.data[tag.end..self.game.range.end]
+                    .trim_ascii()
+                    .is_empty()
+            {
+                self.report(
+                    line,
+                    Code::Unterminated,
+                    "the input ends inside a tag".to_string(),
+                );
+            }
+        }
+
+        // SetUp and FEN belong together.
+        let first_fen_line = fens.first().map(|f| f.tag_line);
+        if setup_one && fens.is_empty() && !fen_broken {
+            let line = self.line_of(setup_tag.expect("SetUp seen").name.start);
+            self.report(
+                line,
+                Code::SetupWithoutFen,
+                "SetUp \"1\" but no FEN tag".to_string(),
+            );
+        }
+        if let Some(line) = first_fen_line
+            && !setup_one
+        {
+            let message = match setup_tag {
+                Some(tag) => format!(
+                    "FEN tag with SetUp {:?} instead of \"1\"",
+                    String::from_utf8_lossy(&tag_value(batch, tag))
+                ),
+                None => "FEN tag without SetUp \"1\"".to_string(),
+            };
+            self.report(line, Code::FenWithoutSetup, message);
+        }
+
+        // Several FEN tags must agree; with a conflict (or a FEN that cannot
+        // be read beside one that can) the start is unknown.
+        let conflict =
+            fens.iter().any(|f| f.board != fens[0].board) || (fen_broken && !fens.is_empty());
+        if let Some(second) = fens.iter().skip(1).find(|f| f.board != fens[0].board) {
+            self.report(
+                second.tag_line,
+                Code::FenConflict,
+                format!(
+                    "this FEN places the pieces differently from the FEN on line {}",
+                    fens[0].tag_line
+                ),
+            );
+        }
+
+        // The start array.
+        let start = match fens.first() {
+            None if fen_broken => None,
+            None => Some((
+                BoardStart::Start(StartArray::Chess960(BackRank::STANDARD)),
+                None,
+            )),
+            Some(fen) => Some((classify_board(&fen.board), Some(fen))),
+        };
+        let mut array: Option<StartArray> = None;
+        if let Some((start, fen)) = &start {
+            match start {
+                BoardStart::Start(found) => array = Some(*found),
+                BoardStart::IllegalBackRank { white, black } => {
+                    let mut rules = Vec::new();
+                    if let Err(err) = white {
+                        rules.push(format!("white: {err}"));
+                    }
+                    if let Err(err) = black {
+                        rules.push(format!("black: {err}"));
+                    }
+                    let line = fen.map_or(self.game.line, |f| f.tag_line);
+                    self.report(
+                        line,
+                        Code::IllegalBackRank,
+                        format!("not a legal Chess960 start array: {}", rules.join("; ")),
+                    );
+                }
+                BoardStart::NotAStart => {}
+            }
+            if let Some(StartArray::DoubleFrc { white, black }) = array {
+                let line = fen.map_or(self.game.line, |f| f.tag_line);
+                self.report(
+                    line,
+                    Code::DoubleFrc,
+                    format!(
+                        "Double FRC: White starts from {white} ({}), Black from {black} ({}); no Chess960Id applies",
+                        white.scharnagl(),
+                        black.scharnagl()
+                    ),
+                );
+            }
+            if let (Some(_), Some(fen)) = (array, fen) {
+                self.check_start_fields(fen);
+            }
+        }
+
+        self.check_variant(array, variant);
+        self.check_ids(&id_tags, if conflict { None } else { array });
+
+        if options.moves && !conflict && !matches!(variant.0, Variant::Other) {
+            let setup = match fens.first() {
+                None if fen_broken => None,
+                None => Some(shakmaty::Setup::initial()),
+                Some(fen) => fen.setup.clone(),
+            };
+            if let Some(setup) = setup {
+                self.replay(setup, first_fen_line, result_tag);
+            }
+        } else if self.game.at_end {
+            self.check_open_structure();
+        }
+    }
+
+    /// Reads a FEN tag, reporting what is wrong with it; `None` when even
+    /// the placement cannot be read.
+    fn read_fen(&mut self, tag: &TagSpan) -> Option<ReadFen> {
+        let line = self.line_of(tag.name.start);
+        let value = tag_value(self.batch, tag);
+        let text = String::from_utf8_lossy(&value);
+        let text = text.trim();
+        let board = match parse_placement(text) {
+            Ok(board) => board,
+            Err(err) => {
+                self.report(line, Code::FenUnparsable, format!("{err}: {text:?}"));
+                return None;
+            }
+        };
+        let fields: Vec<&str> = text.split([' ', '_']).filter(|f| !f.is_empty()).collect();
+        if fields.len() < 4 {
+            self.report(
+                line,
+                Code::FenUnparsable,
+                format!(
+                    "{} of the 6 FEN fields (placement, side to move, castling, en passant, clocks): {text:?}",
+                    fields.len()
+                ),
+            );
+            return Some(ReadFen {
+                tag_line: line,
+                board,
+                setup: None,
+                castling: None,
+                turn: None,
+                clocks_initial: true,
+            });
+        }
+        let parts = FenFields {
+            turn: fields[1],
+            castling: fields[2],
+            halfmoves: fields.get(4).copied(),
+            fullmoves: fields.get(5).copied(),
+        };
+        let turn = match parts.turn {
+            "w" => Some(Color::White),
+            "b" => Some(Color::Black),
+            other => {
+                self.report(
+                    line,
+                    Code::FenUnparsable,
+                    format!("side to move is {other:?}, not \"w\" or \"b\": {text:?}"),
+                );
+                None
+            }
+        };
+        let castling = match check_castling(&board, parts.castling) {
+            Ok(report) => Some(report),
+            Err(problem) => {
+                self.report(
+                    line,
+                    Code::CastlingRightsInvalid,
+                    format!("castling field {:?}: {problem}", parts.castling),
+                );
+                None
+            }
+        };
+        // The rest of the fields: shakmaty reads them (with the castling
+        // field blanked, as it was checked above).
+        let mut blanked: Vec<&str> = fields.clone();
+        blanked[2] = "-";
+        let setup = match Fen::from_ascii(blanked.join(" ").as_bytes()) {
+            Ok(fen) if turn.is_some() => {
+                let mut setup = fen.into_setup();
+                if castling.is_some()
+                    && let Ok(full) = Fen::from_ascii(fields.join(" ").as_bytes())
+                {
+                    setup.castling_rights = full.into_setup().castling_rights;
+                }
+                Some(setup)
+            }
+            Ok(_) => None,
+            Err(err) => {
+                self.report(line, Code::FenUnparsable, format!("{err}: {text:?}"));
+                None
+            }
+        };
+        let clocks_initial =
+            parts.halfmoves.is_none_or(|h| h == "0") && parts.fullmoves.is_none_or(|f| f == "1");
+        Some(ReadFen {
+            tag_line: line,
+            board,
+            setup,
+            castling,
+            turn,
+            clocks_initial,
+        })
+    }
+
+    fn check_start_fields(&mut self, fen: &ReadFen) {
+        let line = fen.tag_line;
+        if let Some(castling) = &fen.castling {
+            match castling.rights {
+                0 => self.report(
+                    line,
+                    Code::CastlingRightsNone,
+                    "a start array with no castling rights".to_string(),
+                ),
+                1..=3 => self.report(
+                    line,
+                    Code::CastlingRightsPartial,
+                    format!(
+                        "a start array with {} of the 4 castling rights",
+                        castling.rights
+                    ),
+                ),
+                _ => {}
+            }
+        }
+        if fen.turn == Some(Color::Black) {
+            self.report(
+                line,
+                Code::StartNotWhiteToMove,
+                "a start array with Black to move".to_string(),
+            );
+        }
+        if !fen.clocks_initial {
+            self.report(
+                line,
+                Code::StartClockNotInitial,
+                "a start array whose halfmove clock is not 0 or move number not 1".to_string(),
+            );
+        }
+    }
+
+    fn check_variant(
+        &mut self,
+        array: Option<StartArray>,
+        (variant, tag): (Variant, Option<&TagSpan>),
+    ) {
+        let line = tag.map_or(self.game.line, |t| self.line_of(t.name.start));
+        let is_960_array = array.is_some_and(|a| a != StartArray::Chess960(BackRank::STANDARD));
+        let shown = tag.map(|t| String::from_utf8_lossy(&tag_value(self.batch, t)).into_owned());
+        match variant {
+            Variant::Absent if is_960_array => self.report(
+                line,
+                Code::VariantMissing,
+                "a Chess960 start array other than 518 but no Variant tag; readers will take it for standard chess".to_string(),
+            ),
+            Variant::Standard | Variant::Other if is_960_array => self.report(
+                line,
+                Code::VariantMismatch,
+                format!("Variant {:?} on a Chess960 start array other than 518", shown.unwrap_or_default()),
+            ),
+            Variant::Chess960 { common: false } => self.report(
+                line,
+                Code::VariantSpelling,
+                format!(
+                    "Variant {:?}: many readers only accept \"Chess960\" (or \"chess 960\", \"Fischerandom\")",
+                    shown.unwrap_or_default()
+                ),
+            ),
+            _ => {}
+        }
+    }
+
+    fn check_ids(&mut self, id_tags: &[(&TagSpan, bool)], array: Option<StartArray>) {
+        for &(tag, fritz9) in id_tags {
+            let line = self.line_of(tag.name.start);
+            let (name, range) = if fritz9 {
+                ("Chess960Fritz9Id", 1..=960)
+            } else {
+                ("Chess960Id", 0..=959)
+            };
+            let value = tag_value(self.batch, tag);
+            let text = String::from_utf8_lossy(&value);
+            let Some(number) = text
+                .trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|n| range.contains(n))
+            else {
+                self.report(
+                    line,
+                    Code::IdMalformed,
+                    format!(
+                        "{name} {text:?} is not a number from {} to {}",
+                        range.start(),
+                        range.end()
+                    ),
+                );
+                continue;
+            };
+            let Some(StartArray::Chess960(rank)) = array else {
+                let what = match array {
+                    Some(StartArray::DoubleFrc { .. }) => "a Double FRC game",
+                    _ => "a game with no Chess960 start array",
+                };
+                self.report(
+                    line,
+                    Code::IdMalformed,
+                    format!("{name} {number} on {what}"),
+                );
+                continue;
+            };
+            let right = u32::from(if fritz9 {
+                rank.fritz9()
+            } else {
+                rank.scharnagl()
+            });
+            if number != right {
+                self.report(
+                    line,
+                    Code::IdMismatch,
+                    format!("{name} is {number}, but the game starts from {rank}, number {right}"),
+                );
+            }
+        }
+    }
+
+    /// Replays the mainline from `setup`.
+    fn replay(
+        &mut self,
+        setup: shakmaty::Setup,
+        fen_line: Option<u64>,
+        result_tag: Option<&TagSpan>,
+    ) {
+        let mut pos = match Chess::from_setup(setup, CastlingMode::Chess960)
+            .or_else(|err| err.ignore_invalid_castling_rights())
+            .or_else(|err| err.ignore_invalid_ep_square())
+        {
+            Ok(pos) => pos,
+            Err(err) => {
+                let line = fen_line.unwrap_or(self.game.line);
+                self.report(
+                    line,
+                    Code::PositionIllegal,
+                    format!("cannot play from this position: {err}"),
+                );
+                return;
+            }
+        };
+        let batch = self.batch;
+        let movetext_start = batch
+            .tags_of(self.game)
+            .last()
+            .map_or(self.game.range.start, |t| t.end);
+        let text = &batch.data[movetext_start..self.game.range.end];
+        let mut tokens = Tokens::new(text);
+        let mut ply = 0u32;
+        while let Some(token) = tokens.next() {
+            let word = &text[token.clone()];
+            if is_result(word) {
+                break;
+            }
+            ply += 1;
+            let problem = match SanPlus::from_ascii(strip_glyphs(word)) {
+                Err(_) => Some("unreadable move".to_string()),
+                Ok(san) => match san.san.to_move(&pos) {
+                    Ok(m) => {
+                        pos.play_unchecked(m);
+                        None
+                    }
+                    Err(err) => Some(format!("{err}")),
+                },
+            };
+            if let Some(problem) = problem {
+                let line = self.line_of(movetext_start + token.start);
+                let fen = Fen::from_position(&pos, EnPassantMode::Legal);
+                let mover = if pos.turn() == Color::White {
+                    ""
+                } else {
+                    "..."
+                };
+                self.report(
+                    line,
+                    Code::IllegalMove,
+                    format!(
+                        "ply {ply} ({}{mover} {}): {problem}; position before it: {fen}",
+                        ply.div_ceil(2),
+                        String::from_utf8_lossy(word)
+                    ),
+                );
+                return;
+            }
+        }
+        if self.game.at_end && (tokens.depth > 0 || tokens.in_comment) {
+            self.report_unterminated(if tokens.in_comment {
+                "comment"
+            } else {
+                "variation"
+            });
+        }
+        self.check_result(&pos, result_tag);
+    }
+
+    fn check_open_structure(&mut self) {
+        let movetext_start = self
+            .batch
+            .tags_of(self.game)
+            .last()
+            .map_or(self.game.range.start, |t| t.end);
+        let mut tokens = Tokens::new(&self.batch.data[movetext_start..self.game.range.end]);
+        while tokens.next().is_some() {}
+        if tokens.depth > 0 || tokens.in_comment {
+            self.report_unterminated(if tokens.in_comment {
+                "comment"
+            } else {
+                "variation"
+            });
+        }
+    }
+
+    fn report_unterminated(&mut self, inside: &str) {
+        let line = self.line_of(self.game.range.end);
+        self.report(
+            line,
+            Code::Unterminated,
+            format!("the input ends inside a {inside}"),
+        );
+    }
+
+    fn check_result(&mut self, pos: &Chess, result_tag: Option<&TagSpan>) {
+        let expected = if pos.is_checkmate() {
+            if pos.turn() == Color::White {
+                "0-1"
+            } else {
+                "1-0"
+            }
+        } else if pos.is_stalemate() {
+            "1/2-1/2"
+        } else {
+            return;
+        };
+        let what = if pos.is_checkmate() {
+            "checkmate"
+        } else {
+            "stalemate"
+        };
+        let (line, found) = match result_tag {
+            Some(tag) => (
+                self.line_of(tag.name.start),
+                String::from_utf8_lossy(&tag_value(self.batch, tag))
+                    .trim()
+                    .to_string(),
+            ),
+            None => (self.game.line, String::new()),
+        };
+        if found != expected {
+            let found = if result_tag.is_some() {
+                format!("{found:?}")
+            } else {
+                "missing".to_string()
+            };
+            self.report(
+                line,
+                Code::ResultMismatch,
+                format!("the moves end in {what} ({expected}), but the Result tag is {found}"),
+            );
+        }
+    }
+}
+
+/// Checks a castling field against a board. Returns how many rights it
+/// grants, or what is wrong.
+fn check_castling(board: &Board, field: &str) -> Result<CastlingReport, String> {
+    if field == "-" {
+        return Ok(CastlingReport { rights: 0 });
+    }
+    let mut seen = Vec::new();
+    for ch in field.chars() {
+        let color = if ch.is_ascii_uppercase() {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let back = Rank::new(if color == Color::White { 0 } else { 7 });
+        let rooks = board.rooks() & board.by_color(color) & Bitboard::from_rank(back);
+        let king = (board.kings() & board.by_color(color) & Bitboard::from_rank(back)).first();
+        let side = if color == Color::White {
+            "White"
+        } else {
+            "Black"
+        };
+        let rook = match ch.to_ascii_lowercase() {
+            'k' | 'q' => {
+                let Some(king) = king else {
+                    return Err(format!("{ch}: {side}'s king is not on its back rank"));
+                };
+                let outside = if ch.eq_ignore_ascii_case(&'k') {
+                    rooks.into_iter().filter(|r| r.file() > king.file()).max()
+                } else {
+                    rooks.into_iter().filter(|r| r.file() < king.file()).min()
+                };
+                outside.ok_or_else(|| {
+                    let wing = if ch.eq_ignore_ascii_case(&'k') {
+                        "h-side"
+                    } else {
+                        "a-side"
+                    };
+                    format!("{ch}: no {side} rook on the {wing} of the king")
+                })?
+            }
+            file @ 'a'..='h' => {
+                let file = File::new(u32::from(file) - u32::from('a'));
+                let square = Square::from_coords(file, back);
+                if !rooks.contains(square) {
+                    return Err(format!("{ch}: no {side} rook on {square}"));
+                }
+                if king.is_none() {
+                    return Err(format!("{ch}: {side}'s king is not on its back rank"));
+                }
+                square
+            }
+            _ => return Err(format!("{ch:?} is not a castling letter (KQkq or a file)")),
+        };
+        if king.is_some_and(|k| k.file() == rook.file()) {
+            return Err(format!("{ch}: the rook and king share a square"));
+        }
+        if seen.contains(&rook) {
+            return Err(format!("{ch}: the same right is given twice"));
+        }
+        seen.push(rook);
+    }
+    if seen.len() > 4 {
+        return Err("more than four rights".to_string());
+    }
+    Ok(CastlingReport { rights: seen.len() })
+}
+
+/// Whether a token is a game result.
+fn is_result(word: &[u8]) -> bool {
+    matches!(word, b"1-0" | b"0-1" | b"1/2-1/2" | b"*")
+}
+
+/// A move without trailing `!` and `?` glyphs.
+fn strip_glyphs(word: &[u8]) -> &[u8] {
+    let end = word
+        .iter()
+        .rposition(|b| !matches!(b, b'!' | b'?'))
+        .map_or(0, |i| i + 1);
+    &word[..end]
+}
+
+/// The mainline's move tokens (and result), as ranges: comments,
+/// variations, NAGs, move numbers and escape lines are skipped.
+struct Tokens<'a> {
+    text: &'a [u8],
+    at: usize,
+    depth: usize,
+    in_comment: bool,
+}
+
+impl<'a> Tokens<'a> {
+    fn new(text: &'a [u8]) -> Self {
+        Tokens {
+            text,
+            at: 0,
+            depth: 0,
+            in_comment: false,
+        }
+    }
+
+    fn at_line_start(&self, i: usize) -> bool {
+        i == 0 || matches!(self.text[i - 1], b'\n' | b'\r')
+    }
+}
+
+impl Iterator for Tokens<'_> {
+    type Item = std::ops::Range<usize>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let text = self.text;
+        while self.at < text.len() {
+            let b = text[self.at];
+            match b {
+                b'{' => match memchr::memchr(b'}', &text[self.at..]) {
+                    Some(close) => self.at += close + 1,
+                    None => {
+                        self.in_comment = true;
+                        self.at = text.len();
+                    }
+                },
+                b';' => self.skip_line(),
+                b'%' if self.at_line_start(self.at) => self.skip_line(),
+                b'(' => {
+                    self.depth += 1;
+                    self.at += 1;
+                }
+                b')' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    self.at += 1;
+                }
+                b' ' | b'\t' | b'\n' | b'\r' | b'.' => self.at += 1,
+                _ => {
+                    let start = self.at;
+                    let end = text[start..]
+                        .iter()
+                        .position(|b| {
+                            matches!(
+                                b,
+                                b' ' | b'\t' | b'\n' | b'\r' | b'{' | b'}' | b'(' | b')' | b';'
+                            )
+                        })
+                        .map_or(text.len(), |i| start + i);
+                    self.at = end;
+                    if self.depth > 0 || b == b'$' {
+                        continue;
+                    }
+                    // A move number, possibly glued to the move: `12.`, `12...Nf6`.
+                    let digits = text[start..end]
+                        .iter()
+                        .take_while(|b| b.is_ascii_digit())
+                        .count();
+                    let dots = text[start + digits..end]
+                        .iter()
+                        .take_while(|&&b| b == b'.')
+                        .count();
+                    let word_start = if digits > 0 && (dots > 0 || start + digits == end) {
+                        start + digits + dots
+                    } else {
+                        start
+                    };
+                    if word_start < end
+                        && !text[word_start..end]
+                            .iter()
+                            .all(|b| matches!(b, b'!' | b'?'))
+                    {
+                        return Some(word_start..end);
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+impl Tokens<'_> {
+    fn skip_line(&mut self) {
+        self.at = memchr::memchr2(b'\n', b'\r', &self.text[self.at..])
+            .map_or(self.text.len(), |i| self.at + i);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::split::GameReader;
+
+    fn codes(pgn: &str) -> Vec<&'static str> {
+        let batch = GameReader::new(pgn.as_bytes())
+            .next_batch()
+            .unwrap()
+            .unwrap();
+        validate_batch(&batch, ValidateOptions::default())
+            .iter()
+            .map(|f| f.code.name())
+            .collect()
+    }
+
+    const FEN_0: &str = "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1";
+
+    #[test]
+    fn clean_960_game_has_no_finding() {
+        let pgn = format!(
+            "[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"{FEN_0}\"]\n[Chess960Id \"0\"]\n\n1. e4 e5 2. Nf3 Nc6 3. O-O Nf6 1-0\n"
+        );
+        assert_eq!(codes(&pgn), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn tokens_skip_comments_variations_numbers_and_nags() {
+        let text =
+            b"1. e4 {c (} e5 (1... c5 2. Nf3) 2.Nf3 $1 2...Nc6!? ; rest\n% escaped\n3. Bb5 1-0";
+        let words: Vec<&[u8]> = Tokens::new(text).map(|r| &text[r]).collect();
+        assert_eq!(words, [&b"e4"[..], b"e5", b"Nf3", b"Nc6!?", b"Bb5", b"1-0"]);
+    }
+
+    #[test]
+    fn castling_field_checks() {
+        let board = BackRank::from_scharnagl(0).unwrap().board();
+        assert_eq!(check_castling(&board, "KQkq").unwrap().rights, 4);
+        assert_eq!(check_castling(&board, "HFhf").unwrap().rights, 4);
+        assert_eq!(check_castling(&board, "Kk").unwrap().rights, 2);
+        assert!(check_castling(&board, "A").is_err());
+        assert!(check_castling(&board, "KK").is_err());
+        assert!(check_castling(&board, "X").is_err());
+    }
+
+    #[test]
+    fn illegal_and_unreadable_moves() {
+        let pgn = format!(
+            "[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"{FEN_0}\"]\n\n1. e4 e5 2. Qxh7 *\n"
+        );
+        assert_eq!(codes(&pgn), ["illegal_move"]);
+        let pgn =
+            format!("[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"{FEN_0}\"]\n\n1. e4 zz9 *\n");
+        assert_eq!(codes(&pgn), ["illegal_move"]);
+    }
+}
