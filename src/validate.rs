@@ -608,10 +608,16 @@ impl<'a> GameCheck<'a> {
         fen_line: Option<u64>,
         result_tag: Option<&TagSpan>,
     ) {
-        let mut pos = match Chess::from_setup(setup, CastlingMode::Chess960)
-            .or_else(|err| err.ignore_invalid_castling_rights())
-            .or_else(|err| err.ignore_invalid_ep_square())
-        {
+        // Bad castling rights and en passant squares are reported from the
+        // FEN itself; play goes on without them.
+        let playable = match Chess::from_setup(setup, CastlingMode::Chess960) {
+            Ok(pos) => Ok(pos),
+            Err(err) => match err.ignore_invalid_castling_rights() {
+                Ok(pos) => Ok(pos),
+                Err(err) => err.ignore_invalid_ep_square(),
+            },
+        };
+        let mut pos = match playable {
             Ok(pos) => pos,
             Err(err) => {
                 let line = fen_line.unwrap_or(self.game.line);
@@ -631,7 +637,7 @@ impl<'a> GameCheck<'a> {
         let text = &batch.data[movetext_start..self.game.range.end];
         let mut tokens = Tokens::new(text);
         let mut ply = 0u32;
-        while let Some(token) = tokens.next() {
+        for token in tokens.by_ref() {
             let word = &text[token.clone()];
             if is_result(word) {
                 break;
