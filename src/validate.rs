@@ -14,7 +14,7 @@ use std::fmt;
 
 use shakmaty::FromSetup;
 use shakmaty::fen::Fen;
-use shakmaty::san::SanPlus;
+use shakmaty::san::{SanError, SanPlus};
 use shakmaty::{
     Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, File, Position, Rank, Square,
 };
@@ -650,14 +650,15 @@ impl<'a> GameCheck<'a> {
                         pos.play_unchecked(m);
                         None
                     }
-                    Err(err) => Some(format!("{err}")),
+                    Err(SanError::AmbiguousSan) => Some("ambiguous move".to_string()),
+                    Err(SanError::IllegalSan) => Some("illegal move".to_string()),
                 },
             };
             if let Some(problem) = problem {
                 let line = self.line_of(movetext_start + token.start);
                 let fen = Fen::from_position(&pos, EnPassantMode::Legal);
-                let mover = if pos.turn() == Color::White {
-                    ""
+                let dots = if pos.turn() == Color::White {
+                    "."
                 } else {
                     "..."
                 };
@@ -665,7 +666,7 @@ impl<'a> GameCheck<'a> {
                     line,
                     Code::IllegalMove,
                     format!(
-                        "ply {ply} ({}{mover} {}): {problem}; position before it: {fen}",
+                        "ply {ply} ({}{dots} {}): {problem}; position before it: {fen}",
                         ply.div_ceil(2),
                         String::from_utf8_lossy(word)
                     ),

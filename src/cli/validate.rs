@@ -75,7 +75,10 @@ impl Report {
     fn new(format: Format, out: Box<dyn Write>) -> io::Result<Report> {
         Ok(match format {
             Format::Csv => {
-                let mut csv = csv::Writer::from_writer(out);
+                // The header is written by hand so that a report without findings has one.
+                let mut csv = csv::WriterBuilder::new()
+                    .has_headers(false)
+                    .from_writer(out);
                 csv.write_record(["file", "game", "line", "severity", "code", "message"])?;
                 Report {
                     format,
