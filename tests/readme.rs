@@ -1,0 +1,74 @@
+//! The README is the front door: these tests keep it in step with the tool.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use pgn960::validate::Code;
+
+fn readme() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md is readable")
+}
+
+#[test]
+fn every_validate_code_is_documented_with_its_severity_and_meaning() {
+    let readme = readme();
+    for code in Code::ALL {
+        let row = format!(
+            "| `{}` | {} | {} |",
+            code.name(),
+            code.severity(),
+            code.description().replace('|', "\\|")
+        );
+        assert!(readme.contains(&row), "README lacks the row: {row}");
+    }
+}
+
+#[test]
+fn every_command_and_option_is_documented() {
+    let readme = readme();
+    for command in ["id", "pos", "table", "random", "tag", "stats", "validate"] {
+        assert!(
+            readme.contains(&format!("### `pgn960 {command}")),
+            "README has no section for `{command}`"
+        );
+        let help = Command::cargo_bin("pgn960")
+            .expect("the binary is built")
+            .args([command, "--help"])
+            .output()
+            .expect("the binary runs");
+        let help = String::from_utf8_lossy(&help.stdout);
+        // Option lines of clap's help start with `-x, --long` or `--long`.
+        let options = help
+            .lines()
+            .map(str::trim_start)
+            .filter(|line| line.starts_with('-'))
+            .filter_map(|line| line.split_whitespace().find(|w| w.starts_with("--")))
+            .map(|word| word.trim_end_matches(','));
+        for option in options {
+            if !["--help", "--version"].contains(&option) {
+                assert!(
+                    readme.contains(&format!("`{option}")),
+                    "README does not document `{command} {option}`"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn quick_start_holds_exactly_two_commands() {
+    let readme = readme();
+    let start = readme.find("## Quick start").expect("a Quick start section");
+    let section = &readme[start..];
+    let block_start = section.find("```sh\n").expect("a shell block") + 6;
+    let block_end = section[block_start..].find("```").expect("the block ends") + block_start;
+    let commands: Vec<&str> = section[block_start..block_end]
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    assert_eq!(
+        commands,
+        ["cargo run --release -- tag testdata/sample.pgn", "cargo test"]
+    );
+}
