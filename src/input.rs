@@ -207,6 +207,15 @@ pub struct Opened {
 /// # Ok::<_, std::io::Error>(())
 /// ```
 pub fn open(source: &Source) -> io::Result<Opened> {
+    if let Some(path) = source.path()
+        && path.to_string_lossy().ends_with(IN_PLACE_TEMP_SUFFIX)
+    {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "a temporary file left by an interrupted `pgn960 tag --in-place`, not an input; \
+             its original is intact and it can be deleted",
+        ));
+    }
     let raw_read = Arc::new(AtomicU64::new(0));
     let (raw, raw_len): (Box<dyn Read + Send>, Option<u64>) = match source {
         Source::Stdin => (Box::new(io::stdin()), None),
@@ -237,6 +246,14 @@ pub fn open(source: &Source) -> io::Result<Opened> {
         }
     }
     let compression = Compression::sniff(&head[..got]);
+    if compression == Compression::None
+        && let Some(kind) = binary_kind(&head[..got])
+    {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("not PGN: {kind}"),
+        ));
+    }
     let stitched = io::Cursor::new(head[..got].to_vec()).chain(counting);
     let buffered = BufReader::with_capacity(1 << 16, stitched);
     let reader: Box<dyn Read + Send> = match compression {
@@ -252,6 +269,29 @@ pub fn open(source: &Source) -> io::Result<Opened> {
         raw_len,
         raw_read,
     })
+}
+
+/// Temporary files of `tag --in-place` end in this, after the original's
+/// name and a random part (`.games.pgn.Ab12Cd.pgn960-tmp`), so that one
+/// left behind by a kill is recognisable and never read as an archive.
+pub const IN_PLACE_TEMP_SUFFIX: &str = ".pgn960-tmp";
+
+/// Names common binary formats that people pass by mistake (no PGN starts
+/// with these bytes).
+fn binary_kind(head: &[u8]) -> Option<&'static str> {
+    const KINDS: [(&[u8], &str); 7] = [
+        (b"\xff\xd8\xff", "a JPEG image"),
+        (b"\x89PNG", "a PNG image"),
+        (b"GIF8", "a GIF image"),
+        (b"%PDF", "a PDF document"),
+        (b"PK\x03\x04", "a ZIP archive (unzip it first)"),
+        (b"\x7fELF", "an executable"),
+        (b"7z\xbc\xaf", "a 7-Zip archive (extract it first)"),
+    ];
+    KINDS
+        .iter()
+        .find(|(magic, _)| head.starts_with(magic))
+        .map(|&(_, kind)| kind)
 }
 
 /// Counts the bytes read through it.
@@ -299,6 +339,21 @@ mod tests {
         ] {
             roundtrip(compression);
         }
+    }
+
+    #[test]
+    fn binary_files_and_stray_temporaries_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let jpeg = dir.path().join("photo.pgn");
+        std::fs::write(&jpeg, b"\xff\xd8\xff\xe0\x00\x10JFIF").unwrap();
+        let err = open(&Source::Path(jpeg)).err().expect("a JPEG is no PGN");
+        assert_eq!(err.to_string(), "not PGN: a JPEG image");
+        let temp = dir.path().join(".games.pgn.Ab12Cd.pgn960-tmp");
+        std::fs::write(&temp, b"[Event \"x\"]\n*\n").unwrap();
+        let err = open(&Source::Path(temp))
+            .err()
+            .expect("a stray temporary is no input");
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
     }
 
     #[test]

@@ -190,7 +190,7 @@ fn tag_in_place(
     );
     let temp = tempfile::Builder::new()
         .prefix(&format!(".{file_name}."))
-        .suffix(TEMP_SUFFIX)
+        .suffix(input::IN_PLACE_TEMP_SUFFIX)
         .tempfile_in(dir)
         .map_err(TagError::Output)?;
     let mut encoder = compression
@@ -213,9 +213,6 @@ fn tag_in_place(
         .map_err(|err| TagError::Output(err.error))?;
     Ok(counts)
 }
-
-/// Temporary files of `--in-place` end in this, after a random part.
-pub const TEMP_SUFFIX: &str = ".pgn960-tmp";
 
 fn refuse_to_overwrite_input(output: &Path, sources: &[Source]) -> anyhow::Result<()> {
     let Ok(output) = fs::canonicalize(output) else {
