@@ -25,6 +25,7 @@
 pub mod classify;
 pub mod input;
 pub mod pipeline;
+pub mod plot;
 pub mod position;
 pub mod split;
 pub mod stats;

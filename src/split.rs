@@ -238,19 +238,11 @@ impl<R: Read> GameReader<R> {
     }
 
     fn fill(&mut self) -> io::Result<()> {
-        let old = self.buf.len();
-        self.buf.resize(old + READ_BYTES, 0);
-        let read = loop {
-            match self.source.read(&mut self.buf[old..]) {
-                Ok(n) => break n,
-                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
-                Err(err) => {
-                    self.buf.truncate(old);
-                    return Err(err);
-                }
-            }
-        };
-        self.buf.truncate(old + read);
+        // `read_to_end` reads into spare capacity without zeroing it first,
+        // and retries interrupted reads.
+        let read = (&mut self.source)
+            .take(READ_BYTES as u64)
+            .read_to_end(&mut self.buf)?;
         if read == 0 {
             self.eof = true;
         }

@@ -369,9 +369,7 @@ pub fn game_facts(batch: &Batch, game: &Game) -> GameFacts {
 }
 
 fn parse_elo(value: &[u8]) -> Option<i32> {
-    let text = std::str::from_utf8(value.trim_ascii()).ok()?;
-    // Ratings beyond this are typos, and would only distort the means.
-    text.parse::<i32>().ok().filter(|elo| elo.abs() <= 100_000)
+    std::str::from_utf8(value.trim_ascii()).ok()?.parse().ok()
 }
 
 fn group_of(batch: &Batch, game: &Game, by: &GroupBy) -> String {
@@ -414,6 +412,29 @@ pub fn write_csv(
     out: impl Write,
 ) -> io::Result<()> {
     let mut csv = csv::Writer::from_writer(out);
+    write_rows(&mut csv, table, grouped, all_positions).map_err(into_io)?;
+    csv.flush()
+}
+
+/// Turns a CSV writer's error into an I/O error that keeps its kind: a
+/// closed pipe must stay a broken pipe, so that `pgn960 stats | head` ends
+/// quietly.
+pub fn into_io(err: csv::Error) -> io::Error {
+    if !err.is_io_error() {
+        return io::Error::other(err);
+    }
+    match err.into_kind() {
+        csv::ErrorKind::Io(err) => err,
+        other => io::Error::other(format!("{other:?}")),
+    }
+}
+
+fn write_rows<W: Write>(
+    csv: &mut csv::Writer<W>,
+    table: &StatsTable,
+    grouped: bool,
+    all_positions: bool,
+) -> csv::Result<()> {
     let mut header: Vec<&str> = Vec::new();
     if grouped {
         header.push("group");
@@ -473,7 +494,7 @@ pub fn write_csv(
             csv.write_record(&record)?;
         }
     }
-    csv.flush()
+    Ok(())
 }
 
 fn float(value: Option<f64>) -> String {

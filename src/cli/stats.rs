@@ -71,6 +71,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         count_inputs(&args)
     };
     write_output(&args, &table, grouped)?;
+    if let Some(path) = &args.plot {
+        pgn960::plot::write_svg(&table, path)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
     Ok(if failed { EXIT_ERROR } else { EXIT_OK })
 }
 

@@ -79,7 +79,8 @@ impl Report {
                 let mut csv = csv::WriterBuilder::new()
                     .has_headers(false)
                     .from_writer(out);
-                csv.write_record(["file", "game", "line", "severity", "code", "message"])?;
+                csv.write_record(["file", "game", "line", "severity", "code", "message"])
+                    .map_err(pgn960::stats::into_io)?;
                 Report {
                     format,
                     csv: Some(csv),
@@ -109,7 +110,7 @@ impl Report {
                 .as_mut()
                 .expect("a CSV report has a CSV writer")
                 .serialize(row)
-                .map_err(io::Error::other),
+                .map_err(pgn960::stats::into_io),
             Format::Jsonl => {
                 let out = self.plain.as_mut().expect("a JSONL report has a writer");
                 serde_json::to_writer(&mut *out, &row).map_err(io::Error::other)?;
