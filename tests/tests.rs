@@ -2,3 +2,5 @@
 
 mod cli_position;
 mod numbering;
+mod readme;
+mod stats;
