@@ -20,7 +20,7 @@ use crate::split::{Batch, Game, TagSpan};
 /// What a game's `Variant` tag says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
-    /// No `Variant` tag.
+    /// No `Variant` tag, or an empty one.
     Absent,
     /// A name of Chess960; `common` when most PGN readers accept this
     /// spelling (`Chess960`, `chess 960`, `Fischerandom`, `fischerrandom`,
@@ -30,7 +30,7 @@ pub enum Variant {
         /// Whether the spelling is one that common readers accept.
         common: bool,
     },
-    /// Standard chess (`Standard`, `Chess`, `Normal`, or empty).
+    /// Standard chess (`Standard`, `Chess`, `Normal`).
     Standard,
     /// Some other variant (`Antichess`, `From Position`, ...).
     Other,
@@ -73,7 +73,8 @@ impl Variant {
                         | b"fischer random"
                 ),
             },
-            b"" | b"standard" | b"chess" | b"normal" => Variant::Standard,
+            b"" => Variant::Absent,
+            b"standard" | b"chess" | b"normal" => Variant::Standard,
             _ => Variant::Other,
         }
     }

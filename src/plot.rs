@@ -58,14 +58,9 @@ impl fmt::Display for PlotError {
     }
 }
 
-impl std::error::Error for PlotError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            PlotError::Draw(_) => None,
-            PlotError::Io(err) => Some(err),
-        }
-    }
-}
+// No `source()`: the message already holds the cause, and a chain printer
+// (`{:#}`) would repeat it.
+impl std::error::Error for PlotError {}
 
 impl From<io::Error> for PlotError {
     fn from(err: io::Error) -> Self {

@@ -28,7 +28,7 @@
 use std::io::{self, Read};
 use std::ops::Range;
 
-use memchr::{memchr, memchr2};
+use memchr::{memchr, memchr2, memchr3};
 
 /// One tag pair of a game, as byte ranges into its [`Batch::data`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,7 +82,8 @@ pub struct Game {
     /// Where a new tag line goes: after the last tag line when that line
     /// holds only tags, else before the first tag line.
     pub insert_at: usize,
-    /// The line ending of the game's first tag line.
+    /// The line ending a tag line inserted at `insert_at` takes: that of the
+    /// line it follows (or, inserted before the first tag line, that line's).
     pub line_ending: LineEnding,
     /// The game goes on in the next batch(es) as continuation bytes.
     pub continued: bool,
@@ -164,6 +165,8 @@ pub struct GameReader<R> {
     /// The byte before `buf[0]` was a `\r` (a `\n` at `buf[0]` then ends no new line).
     cr_before: bool,
     done: bool,
+    /// A read error, returned after the games read before it.
+    pending_error: Option<io::Error>,
 }
 
 /// Bytes read from the source per call.
@@ -187,6 +190,7 @@ impl<R: Read> GameReader<R> {
             lines_before: 0,
             cr_before: false,
             done: false,
+            pending_error: None,
         }
     }
 
@@ -208,10 +212,12 @@ impl<R: Read> GameReader<R> {
     ///
     /// # Errors
     ///
-    /// Any error of the underlying reader (interrupted reads are retried).
+    /// Any error of the underlying reader (interrupted reads are retried),
+    /// after every byte read before it has been handed out: a damaged
+    /// compressed file still yields the games before the damage.
     pub fn next_batch(&mut self) -> io::Result<Option<Batch>> {
         if self.done {
-            return Ok(None);
+            return self.pending_error.take().map_or(Ok(None), Err);
         }
         loop {
             self.scanner.scan(&self.buf, self.eof);
@@ -219,7 +225,7 @@ impl<R: Read> GameReader<R> {
                 self.done = true;
                 self.scanner.finish(self.buf.len());
                 if self.buf.is_empty() {
-                    return Ok(None);
+                    return self.pending_error.take().map_or(Ok(None), Err);
                 }
                 let end = self.buf.len();
                 return Ok(Some(self.cut(end, false)));
@@ -233,7 +239,11 @@ impl<R: Read> GameReader<R> {
                 let at = self.scanner.pos;
                 return Ok(Some(self.cut(at, true)));
             }
-            self.fill()?;
+            if let Err(err) = self.fill() {
+                // Hand out what was read, then the error.
+                self.pending_error = Some(err);
+                self.eof = true;
+            }
         }
     }
 
@@ -254,6 +264,10 @@ impl<R: Read> GameReader<R> {
     /// becomes continuation bytes.
     fn cut(&mut self, at: usize, split_current: bool) -> Batch {
         let scanner = &mut self.scanner;
+        if scanner.line.checked_to < at {
+            // Bring the line cache up to the cut, whose bytes are leaving.
+            scanner.line_of(&self.buf, at);
+        }
         if split_current {
             scanner.split_current(at);
         }
@@ -335,6 +349,8 @@ enum Mode {
     Comment,
     /// Inside a `;` comment or a `%` escape line, up to the line end.
     RestOfLine,
+    /// At a line end, which is consumed before the next line starts.
+    EndOfLine,
 }
 
 /// Which part of the current game the scanner has reached.
@@ -357,7 +373,9 @@ struct Current {
     section: Section,
     first_tag_line: Option<usize>,
     after_last_tag_line: Option<usize>,
-    line_ending: Option<LineEnding>,
+    /// The line ending of the first tag line, and of the last clean one.
+    first_line_ending: Option<LineEnding>,
+    last_line_ending: Option<LineEnding>,
     /// This "game" is the tail of an oversized game already handed out.
     continuation: bool,
 }
@@ -370,7 +388,8 @@ impl Current {
             section,
             first_tag_line: None,
             after_last_tag_line: None,
-            line_ending: None,
+            first_line_ending: None,
+            last_line_ending: None,
             continuation: false,
         }
     }
@@ -387,18 +406,19 @@ struct Scanner {
     continuation_end: Option<usize>,
     /// The first byte of the input has not been looked at (BOM check).
     at_input_start: bool,
+    /// Where the line holding `line_checked_to` starts (`None`: before the
+    /// buffer), and whether it is a `%` escape line. Movetext is scanned
+    /// without stopping at line ends; this cache makes finding the line of
+    /// a hit cost O(1) amortised, even on one-line movetext.
+    line: LineCache,
 }
 
-/// Bytes that end a plain run of movetext.
-static MOVETEXT_STOP: [bool; 256] = {
-    let mut table = [false; 256];
-    table[b'{' as usize] = true;
-    table[b';' as usize] = true;
-    table[b'\n' as usize] = true;
-    table[b'\r' as usize] = true;
-    table[b'[' as usize] = true;
-    table
-};
+#[derive(Clone, Copy, Debug)]
+struct LineCache {
+    checked_to: usize,
+    start: Option<usize>,
+    escape: bool,
+}
 
 /// What scanning a line start decided.
 enum LineStartStep {
@@ -416,7 +436,34 @@ impl Scanner {
             tags: Vec::new(),
             continuation_end: None,
             at_input_start: true,
+            line: LineCache {
+                checked_to: 0,
+                start: Some(0),
+                escape: false,
+            },
         }
+    }
+
+    /// Notes that a line starts at `start` and holds no line end up to `to`.
+    fn known_line(&mut self, buf: &[u8], start: usize, to: usize) {
+        self.line = LineCache {
+            checked_to: to,
+            start: Some(start),
+            escape: is_escape_line(buf, start),
+        };
+    }
+
+    /// The start of the line holding `at` (`None` when it started before
+    /// the buffer), and whether that line is a `%` escape line.
+    fn line_of(&mut self, buf: &[u8], at: usize) -> (Option<usize>, bool) {
+        let from = self.line.checked_to.min(at);
+        if let Some(end) = memchr::memrchr2(b'\n', b'\r', &buf[from..at]) {
+            let start = from + end + 1;
+            self.known_line(buf, start, at);
+        } else {
+            self.line.checked_to = at;
+        }
+        (self.line.start, self.line.escape)
     }
 
     /// Scans `buf` from `self.pos` as far as it can without more input.
@@ -437,12 +484,19 @@ impl Scanner {
                     LineStartStep::Continue => {}
                 },
                 Mode::Movetext => {
-                    let rest = &buf[self.pos..];
-                    let Some(skip) = rest.iter().position(|&b| MOVETEXT_STOP[b as usize]) else {
+                    // Line ends do not matter here: a new game must start
+                    // with `[`, and comments with `{` or `;`.
+                    let Some(skip) = memchr3(b'{', b'[', b';', &buf[self.pos..]) else {
                         self.pos = buf.len();
                         return;
                     };
                     let at = self.pos + skip;
+                    let (line, escape) = self.line_of(buf, at);
+                    if escape {
+                        self.mode = Mode::RestOfLine;
+                        self.pos = at;
+                        continue;
+                    }
                     match buf[at] {
                         b'{' => {
                             self.mode = Mode::Comment;
@@ -452,38 +506,45 @@ impl Scanner {
                             self.mode = Mode::RestOfLine;
                             self.pos = at + 1;
                         }
-                        b'\n' => {
-                            self.mode = Mode::LineStart;
-                            self.pos = at + 1;
-                        }
-                        b'\r' => {
-                            if at + 1 == buf.len() && !eof {
-                                self.pos = at;
-                                return;
-                            }
-                            self.mode = Mode::LineStart;
-                            self.pos = at + 1 + usize::from(buf.get(at + 1) == Some(&b'\n'));
-                        }
                         _ => {
-                            // `[` in the middle of a line: a new game only
-                            // right after a result token.
+                            let at_line_start = line.is_some_and(|line| {
+                                buf[line..at].iter().all(|&b| b == b' ' || b == b'\t')
+                            });
+                            if at_line_start {
+                                match complete_line_end(buf, at, eof) {
+                                    LineEnd::NeedMore => {
+                                        self.pos = at; // the whole line is needed
+                                        return;
+                                    }
+                                    LineEnd::At(_) if tag_name_at(buf, at).is_some() => {
+                                        // A tag pair at the start of a line:
+                                        // `line_start` begins the next game.
+                                        self.pos = line.expect("checked above");
+                                        self.mode = Mode::LineStart;
+                                        continue;
+                                    }
+                                    _ => {}
+                                }
+                            }
                             if !follows_result(&buf[self.current.start..at]) {
                                 self.pos = at + 1;
                                 continue;
                             }
-                            let Some(eol) = find_line_end(buf, at).or(eof.then_some(buf.len()))
-                            else {
-                                if buf.len() - at < MAX_TAG_LINE {
+                            let eol = match complete_line_end(buf, at, eof) {
+                                LineEnd::At(eol) => eol,
+                                LineEnd::NeedMore => {
                                     self.pos = at;
                                     return;
                                 }
-                                self.pos = at + 1;
-                                continue;
+                                LineEnd::TooLong => {
+                                    self.pos = at + 1;
+                                    continue;
+                                }
                             };
                             if tag_name_at(buf, at).is_some() {
                                 self.end_game(at);
                                 self.current.section = Section::Tags { blank_line: false };
-                                self.tag_line(buf, at, at, eol, eof);
+                                self.tag_line(buf, at, at, eol);
                             } else {
                                 self.pos = at + 1;
                             }
@@ -500,10 +561,23 @@ impl Scanner {
                 Mode::RestOfLine => match memchr2(b'\n', b'\r', &buf[self.pos..]) {
                     Some(eol) => {
                         self.pos += eol;
-                        self.mode = Mode::Movetext;
+                        self.mode = if self.current.section == Section::Movetext {
+                            Mode::Movetext
+                        } else {
+                            Mode::EndOfLine
+                        };
                     }
                     None => self.pos = buf.len(),
                 },
+                Mode::EndOfLine => {
+                    let at = self.pos;
+                    if buf[at] == b'\r' && at + 1 == buf.len() && !eof {
+                        return; // a `\r\n` may be split between reads
+                    }
+                    self.pos =
+                        at + 1 + usize::from(buf[at] == b'\r' && buf.get(at + 1) == Some(&b'\n'));
+                    self.mode = Mode::LineStart;
+                }
             }
         }
     }
@@ -523,11 +597,10 @@ impl Scanner {
         }
         match buf[at] {
             b'[' => {
-                let Some(eol) = find_line_end(buf, at).or(eof.then_some(buf.len())) else {
-                    if buf.len() - at < MAX_TAG_LINE {
-                        return LineStartStep::NeedMore;
-                    }
-                    return self.movetext_from(at);
+                let eol = match complete_line_end(buf, at, eof) {
+                    LineEnd::At(eol) => eol,
+                    LineEnd::NeedMore => return LineStartStep::NeedMore,
+                    LineEnd::TooLong => return self.movetext_from(at),
                 };
                 let Some(name) = tag_name_at(buf, at) else {
                     return self.movetext_from(at);
@@ -541,7 +614,7 @@ impl Scanner {
                     self.end_game(line);
                 }
                 self.current.section = Section::Tags { blank_line: false };
-                self.tag_line(buf, line, at, eol, eof);
+                self.tag_line(buf, line, at, eol);
                 LineStartStep::Continue
             }
             b'%' => {
@@ -588,7 +661,7 @@ impl Scanner {
 
     /// Reads the tag pairs on the line `line..eol` (the first `[` at
     /// `first`), then moves to the line end or into movetext.
-    fn tag_line(&mut self, buf: &[u8], line: usize, first: usize, eol: usize, eof: bool) {
+    fn tag_line(&mut self, buf: &[u8], line: usize, first: usize, eol: usize) {
         let mut at = first;
         let mut clean = true;
         while at < eol && buf[at] == b'[' {
@@ -602,13 +675,14 @@ impl Scanner {
                 at += 1;
             }
         }
+        let ending = match buf.get(eol) {
+            Some(b'\r') if buf.get(eol + 1) == Some(&b'\n') => LineEnding::CrLf,
+            Some(b'\r') => LineEnding::Cr,
+            _ => LineEnding::Lf,
+        };
         if self.current.first_tag_line.is_none() {
             self.current.first_tag_line = Some(line);
-            self.current.line_ending = Some(match buf.get(eol) {
-                Some(b'\r') if buf.get(eol + 1) == Some(&b'\n') => LineEnding::CrLf,
-                Some(b'\r') => LineEnding::Cr,
-                _ => LineEnding::Lf,
-            });
+            self.current.first_line_ending = Some(ending);
         }
         if at < eol {
             // Moves (or other text) follow the tags on the same line.
@@ -617,19 +691,15 @@ impl Scanner {
             self.mode = Mode::Movetext;
             self.pos = at;
         } else {
-            self.mode = Mode::Movetext;
+            self.mode = Mode::EndOfLine;
             self.pos = eol;
         }
-        self.current.after_last_tag_line = if clean && eol < buf.len() {
-            let after =
-                eol + 1 + usize::from(buf[eol] == b'\r' && buf.get(eol + 1) == Some(&b'\n'));
-            // A `\r` at the very end of the buffer may still be a `\r\n`;
-            // before the end of input we cannot know, so insert before the
-            // first tag line instead (rare, and still byte-exact).
-            (eof || after < buf.len() || buf[eol] == b'\n').then_some(after)
-        } else {
-            None
-        };
+        // Callers make sure a `\r` at `eol` is followed by its next byte
+        // (or the end of input), so `\r\n` is never mistaken for `\r`.
+        self.current.after_last_tag_line = (clean && eol < buf.len()).then(|| {
+            self.current.last_line_ending = Some(ending);
+            eol + ending.as_bytes().len()
+        });
     }
 
     /// Ends the current game just before `at`; a new one starts there.
@@ -660,7 +730,14 @@ impl Scanner {
             range: current.start..end,
             tags: current.tags_from..self.tags.len(),
             insert_at,
-            line_ending: current.line_ending.unwrap_or_default(),
+            // The new line follows the line it is inserted after, so it takes
+            // that line's ending: a lone `\r` must never meet a `\n`.
+            line_ending: if current.after_last_tag_line.is_some() {
+                current.last_line_ending
+            } else {
+                current.first_line_ending
+            }
+            .unwrap_or_default(),
             continued,
             cut_off,
             at_end,
@@ -705,6 +782,8 @@ impl Scanner {
     /// the first `dropped_tags` tags with them.
     fn rebase(&mut self, at: usize, dropped_tags: usize) {
         self.pos -= at;
+        self.line.checked_to -= at;
+        self.line.start = self.line.start.and_then(|start| start.checked_sub(at));
         let current = &mut self.current;
         current.start -= at;
         current.tags_from -= dropped_tags.min(current.tags_from);
@@ -722,6 +801,35 @@ impl Scanner {
             tag.value = tag.value.start - at..tag.value.end - at;
             tag.end -= at;
         }
+    }
+}
+
+/// Whether the line starting at `start` is a `%` escape line.
+fn is_escape_line(buf: &[u8], start: usize) -> bool {
+    buf[start..]
+        .iter()
+        .find(|&&b| b != b' ' && b != b'\t')
+        .is_some_and(|&b| b == b'%')
+}
+
+/// Where the line holding `at` ends, as far as the buffer can tell.
+enum LineEnd {
+    /// At this offset (its `\n` or `\r`, or the end of input); a `\r` is
+    /// followed by its next byte, so `\r\n` is told from `\r`.
+    At(usize),
+    /// Not yet in the buffer: read more.
+    NeedMore,
+    /// Longer than any tag line may be: not a tag line.
+    TooLong,
+}
+
+fn complete_line_end(buf: &[u8], at: usize, eof: bool) -> LineEnd {
+    match find_line_end(buf, at) {
+        Some(eol) if buf[eol] == b'\r' && eol + 1 == buf.len() && !eof => LineEnd::NeedMore,
+        Some(eol) => LineEnd::At(eol),
+        None if eof => LineEnd::At(buf.len()),
+        None if buf.len() - at < MAX_TAG_LINE => LineEnd::NeedMore,
+        None => LineEnd::TooLong,
     }
 }
 
@@ -947,6 +1055,51 @@ mod tests {
         let games = split_with(&input, 1);
         assert_eq!(games.len(), 200);
         assert_eq!(games[199].0, 199 * 4 + 1);
+    }
+
+    #[test]
+    fn escape_lines_and_semicolon_comments_hide_braces() {
+        let input = b"[Event \"a\"]\n\n1. e4 ; not a comment {\n% also not {\n1... e5 *\n\n[Event \"b\"]\n*\n";
+        let games = split(input);
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[1].0, 7);
+    }
+
+    #[test]
+    fn tag_lines_in_movetext_start_games_after_any_line_ending() {
+        for eol in ["\n", "\r\n", "\r"] {
+            let input = format!(
+                "[Event \"a\"]{eol}{eol}1. e4 e5{eol}  [Event \"b\"]{eol}{eol}1. d4 *{eol}"
+            );
+            let games = split(input.as_bytes());
+            assert_eq!(games.len(), 2, "{eol:?}");
+            assert!(games[1].1.starts_with("  [Event \"b\"]"), "{eol:?}");
+            assert_eq!(games[1].0, 4, "{eol:?}");
+        }
+    }
+
+    #[test]
+    fn bracket_inside_a_line_is_movetext() {
+        assert_eq!(split(b"[Event \"a\"]\n\n1. e4 [%clk 0:01] e5 *\n").len(), 1);
+    }
+
+    #[test]
+    fn a_read_error_comes_after_the_games_before_it() {
+        let good = b"[Event \"a\"]\n\n1. e4 *\n\n[Event \"b\"]\n\n1. d4".to_vec();
+        let failing = std::io::Cursor::new(good.clone()).chain(FailingReader);
+        let mut reader = GameReader::new(failing);
+        let batch = reader.next_batch().expect("the bytes before the error");
+        assert_eq!(batch.expect("a batch").data, good);
+        assert!(reader.next_batch().is_err());
+        assert!(reader.next_batch().unwrap().is_none());
+    }
+
+    struct FailingReader;
+
+    impl Read for FailingReader {
+        fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+            Err(io::Error::new(io::ErrorKind::InvalidData, "damaged"))
+        }
     }
 
     #[test]

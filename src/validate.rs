@@ -14,7 +14,7 @@ use std::fmt;
 
 use shakmaty::FromSetup;
 use shakmaty::fen::Fen;
-use shakmaty::san::{SanError, SanPlus};
+use shakmaty::san::{San, SanError, SanPlus};
 use shakmaty::{
     Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, File, Position, Rank, Square,
 };
@@ -121,6 +121,8 @@ codes! {
         "A start array whose halfmove clock is not 0 or whose move number is not 1.";
     ResultMismatch => "result_mismatch", Warning,
         "The Result tag disagrees with a checkmate or stalemate reached by the moves.";
+    MovesAfterResult => "moves_after_result", Warning,
+        "Movetext after the game's result token (a game without tags, or stray text); it is not checked.";
     VariantSpelling => "variant_spelling", Info,
         "A Chess960 Variant spelled in a way common readers reject (FRC, chess-960, 960, ...).";
 }
@@ -174,17 +176,9 @@ pub fn validate_batch(batch: &Batch, options: ValidateOptions) -> Vec<Finding> {
     for game in &batch.games {
         let start = findings.len();
         GameCheck::new(batch, game, &mut findings).run(options);
-        findings[start..].sort_by_key(|f| f.line);
+        findings[start..].sort_by_key(|f| (f.line, f.code));
     }
     findings
-}
-
-/// The parts of one FEN tag.
-struct FenFields<'a> {
-    turn: &'a str,
-    castling: &'a str,
-    halfmoves: Option<&'a str>,
-    fullmoves: Option<&'a str>,
 }
 
 /// A FEN tag read as far as it goes.
@@ -196,6 +190,24 @@ struct ReadFen {
     castling: Option<CastlingReport>,
     turn: Option<Color>,
     clocks_initial: bool,
+}
+
+impl ReadFen {
+    /// The same position: placement, and — where both FENs parsed whole —
+    /// side to move, castling rights (as rook squares, so X-FEN and
+    /// Shredder-FEN agree) and en passant square. Clocks do not count.
+    fn same_position(&self, other: &ReadFen) -> bool {
+        let rest = |fen: &ReadFen| {
+            fen.setup
+                .as_ref()
+                .map(|s| (s.turn, s.castling_rights, s.ep_square))
+        };
+        self.board == other.board
+            && match (rest(self), rest(other)) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            }
+    }
 }
 
 /// What a castling field grants, after checking it against the board.
@@ -309,18 +321,19 @@ impl<'a> GameCheck<'a> {
 
         // Several FEN tags must agree; with a conflict (or a FEN that cannot
         // be read beside one that can) the start is unknown.
-        let conflict =
-            fens.iter().any(|f| f.board != fens[0].board) || (fen_broken && !fens.is_empty());
-        if let Some(second) = fens.iter().skip(1).find(|f| f.board != fens[0].board) {
+        if let Some(second) = fens.iter().skip(1).find(|f| !f.same_position(&fens[0])) {
+            let what = if second.board != fens[0].board {
+                "places the pieces differently"
+            } else {
+                "gives a different side to move, castling rights or en passant square"
+            };
             self.report(
                 second.tag_line,
                 Code::FenConflict,
-                format!(
-                    "this FEN places the pieces differently from the FEN on line {}",
-                    fens[0].tag_line
-                ),
+                format!("this FEN {what} than the FEN on line {}", fens[0].tag_line),
             );
         }
+        let start_unknown = fens.iter().any(|f| !f.same_position(&fens[0])) || fen_broken;
 
         // The start array.
         let start = match fens.first() {
@@ -332,6 +345,7 @@ impl<'a> GameCheck<'a> {
             Some(fen) => Some((classify_board(&fen.board), Some(fen))),
         };
         let mut array: Option<StartArray> = None;
+        let mut illegal_back_rank = false;
         if let Some((start, fen)) = &start {
             match start {
                 BoardStart::Start(found) => array = Some(*found),
@@ -344,6 +358,7 @@ impl<'a> GameCheck<'a> {
                         rules.push(format!("black: {err}"));
                     }
                     let line = fen.map_or(self.game.line, |f| f.tag_line);
+                    illegal_back_rank = true;
                     self.report(
                         line,
                         Code::IllegalBackRank,
@@ -370,19 +385,47 @@ impl<'a> GameCheck<'a> {
         }
 
         self.check_variant(array, variant);
-        self.check_ids(&id_tags, if conflict { None } else { array });
-
-        if options.moves && !conflict && !matches!(variant.0, Variant::Other) {
-            let setup = match fens.first() {
-                None if fen_broken => None,
-                None => Some(shakmaty::Setup::initial()),
-                Some(fen) => fen.setup.clone(),
-            };
-            if let Some(setup) = setup {
-                self.replay(setup, first_fen_line, result_tag);
-            }
-        } else if self.game.at_end {
+        if !start_unknown {
+            self.check_ids(&id_tags, array);
+        }
+        if self.game.at_end {
             self.check_open_structure();
+        }
+
+        // Other variants have other rules: their moves are not replayed.
+        if start_unknown || matches!(variant.0, Variant::Other) {
+            return;
+        }
+        let setup = match fens.first() {
+            None => Some(shakmaty::Setup::initial()),
+            Some(fen) => fen.setup.clone(),
+        };
+        let Some(setup) = setup else {
+            return; // the FEN's own problem is reported already
+        };
+        // Bad castling rights and en passant squares are reported from the
+        // FEN itself; play goes on without them.
+        let playable = match Chess::from_setup(setup, CastlingMode::Chess960) {
+            Ok(pos) => Ok(pos),
+            Err(err) => match err.ignore_invalid_castling_rights() {
+                Ok(pos) => Ok(pos),
+                Err(err) => err.ignore_invalid_ep_square(),
+            },
+        };
+        match playable {
+            Ok(pos) if options.moves => self.replay(pos, result_tag),
+            Ok(_) => {}
+            // An illegal back rank is the root cause; shakmaty's complaint
+            // about its material would only repeat it.
+            Err(_) if illegal_back_rank => {}
+            Err(err) => {
+                let line = first_fen_line.unwrap_or(self.game.line);
+                self.report(
+                    line,
+                    Code::PositionIllegal,
+                    format!("cannot play from this position: {err}"),
+                );
+            }
         }
     }
 
@@ -419,13 +462,8 @@ impl<'a> GameCheck<'a> {
                 clocks_initial: true,
             });
         }
-        let parts = FenFields {
-            turn: fields[1],
-            castling: fields[2],
-            halfmoves: fields.get(4).copied(),
-            fullmoves: fields.get(5).copied(),
-        };
-        let turn = match parts.turn {
+        let (turn_field, castling_field) = (fields[1], fields[2]);
+        let turn = match turn_field {
             "w" => Some(Color::White),
             "b" => Some(Color::Black),
             other => {
@@ -437,13 +475,13 @@ impl<'a> GameCheck<'a> {
                 None
             }
         };
-        let castling = match check_castling(&board, parts.castling) {
+        let castling = match check_castling(&board, castling_field) {
             Ok(report) => Some(report),
             Err(problem) => {
                 self.report(
                     line,
                     Code::CastlingRightsInvalid,
-                    format!("castling field {:?}: {problem}", parts.castling),
+                    format!("castling field {castling_field:?}: {problem}"),
                 );
                 None
             }
@@ -453,23 +491,27 @@ impl<'a> GameCheck<'a> {
         let mut blanked: Vec<&str> = fields.clone();
         blanked[2] = "-";
         let setup = match Fen::from_ascii(blanked.join(" ").as_bytes()) {
-            Ok(fen) if turn.is_some() => {
+            Ok(fen) => {
                 let mut setup = fen.into_setup();
                 if castling.is_some()
                     && let Ok(full) = Fen::from_ascii(fields.join(" ").as_bytes())
                 {
                     setup.castling_rights = full.into_setup().castling_rights;
                 }
-                Some(setup)
+                turn.map(|_| setup)
             }
-            Ok(_) => None,
+            // A bad side to move is reported above; shakmaty would repeat it.
+            Err(_) if turn.is_none() => None,
             Err(err) => {
                 self.report(line, Code::FenUnparsable, format!("{err}: {text:?}"));
                 None
             }
         };
-        let clocks_initial =
-            parts.halfmoves.is_none_or(|h| h == "0") && parts.fullmoves.is_none_or(|f| f == "1");
+        // Clocks count only when the FEN parsed, so a broken clock field is
+        // one finding, not two.
+        let clocks_initial = setup
+            .as_ref()
+            .is_none_or(|setup| setup.halfmoves == 0 && setup.fullmoves.get() == 1);
         Some(ReadFen {
             tag_line: line,
             board,
@@ -557,12 +599,7 @@ impl<'a> GameCheck<'a> {
             };
             let value = tag_value(self.batch, tag);
             let text = String::from_utf8_lossy(&value);
-            let Some(number) = text
-                .trim()
-                .parse::<u32>()
-                .ok()
-                .filter(|n| range.contains(n))
-            else {
+            let Some(number) = parse_plain_number(text.trim()).filter(|n| range.contains(n)) else {
                 self.report(
                     line,
                     Code::IdMalformed,
@@ -601,57 +638,31 @@ impl<'a> GameCheck<'a> {
         }
     }
 
-    /// Replays the mainline from `setup`.
-    fn replay(
-        &mut self,
-        setup: shakmaty::Setup,
-        fen_line: Option<u64>,
-        result_tag: Option<&TagSpan>,
-    ) {
-        // Bad castling rights and en passant squares are reported from the
-        // FEN itself; play goes on without them.
-        let playable = match Chess::from_setup(setup, CastlingMode::Chess960) {
-            Ok(pos) => Ok(pos),
-            Err(err) => match err.ignore_invalid_castling_rights() {
-                Ok(pos) => Ok(pos),
-                Err(err) => err.ignore_invalid_ep_square(),
-            },
-        };
-        let mut pos = match playable {
-            Ok(pos) => pos,
-            Err(err) => {
-                let line = fen_line.unwrap_or(self.game.line);
-                self.report(
-                    line,
-                    Code::PositionIllegal,
-                    format!("cannot play from this position: {err}"),
-                );
-                return;
-            }
-        };
+    /// Replays the mainline from `pos`.
+    fn replay(&mut self, mut pos: Chess, result_tag: Option<&TagSpan>) {
         let batch = self.batch;
-        let movetext_start = batch
-            .tags_of(self.game)
-            .last()
-            .map_or(self.game.range.start, |t| t.end);
+        let movetext_start = self.movetext_start();
         let text = &batch.data[movetext_start..self.game.range.end];
         let mut tokens = Tokens::new(text);
         let mut ply = 0u32;
+        let mut result_token = None;
         for token in tokens.by_ref() {
             let word = &text[token.clone()];
             if is_result(word) {
+                result_token = Some(word);
                 break;
             }
             ply += 1;
-            let problem = match SanPlus::from_ascii(strip_glyphs(word)) {
-                Err(_) => Some("unreadable move".to_string()),
+            let problem = match SanPlus::from_ascii(&zeros_as_letters(strip_glyphs(word))) {
+                Err(_) => Some("unreadable move"),
+                Ok(SanPlus { san: San::Null, .. }) => Some("null move (not a legal move)"),
                 Ok(san) => match san.san.to_move(&pos) {
                     Ok(m) => {
                         pos.play_unchecked(m);
                         None
                     }
-                    Err(SanError::AmbiguousSan) => Some("ambiguous move".to_string()),
-                    Err(SanError::IllegalSan) => Some("illegal move".to_string()),
+                    Err(SanError::AmbiguousSan) => Some("ambiguous move"),
+                    Err(SanError::IllegalSan) => Some("illegal move"),
                 },
             };
             if let Some(problem) = problem {
@@ -667,85 +678,91 @@ impl<'a> GameCheck<'a> {
                     Code::IllegalMove,
                     format!(
                         "ply {ply} ({}{dots} {}): {problem}; position before it: {fen}",
-                        ply.div_ceil(2),
+                        pos.fullmoves(),
                         String::from_utf8_lossy(word)
                     ),
                 );
                 return;
             }
         }
-        if self.game.at_end && (tokens.depth > 0 || tokens.in_comment) {
-            self.report_unterminated(if tokens.in_comment {
-                "comment"
-            } else {
-                "variation"
-            });
+        if result_token.is_some()
+            && let Some(token) = tokens.next()
+        {
+            let line = self.line_of(movetext_start + token.start);
+            self.report(
+                line,
+                Code::MovesAfterResult,
+                format!(
+                    "{:?} after the result token: a game without tags, or stray text; it is not checked",
+                    String::from_utf8_lossy(&text[token])
+                ),
+            );
         }
-        self.check_result(&pos, result_tag);
+        self.check_result(&pos, result_tag, result_token);
     }
 
-    fn check_open_structure(&mut self) {
-        let movetext_start = self
-            .batch
+    fn movetext_start(&self) -> usize {
+        self.batch
             .tags_of(self.game)
             .last()
-            .map_or(self.game.range.start, |t| t.end);
+            .map_or(self.game.range.start, |t| t.end)
+    }
+
+    /// The last game of an input must not end inside a comment or variation.
+    fn check_open_structure(&mut self) {
+        let movetext_start = self.movetext_start();
         let mut tokens = Tokens::new(&self.batch.data[movetext_start..self.game.range.end]);
         while tokens.next().is_some() {}
-        if tokens.depth > 0 || tokens.in_comment {
-            self.report_unterminated(if tokens.in_comment {
-                "comment"
-            } else {
-                "variation"
-            });
+        let open = match (tokens.open_comment, tokens.open_variation) {
+            (Some(at), _) => Some((at, "comment")),
+            (None, Some(at)) => Some((at, "variation")),
+            (None, None) => None,
+        };
+        if let Some((at, inside)) = open {
+            let line = self.line_of(movetext_start + at);
+            self.report(
+                line,
+                Code::Unterminated,
+                format!("the input ends inside the {inside} opened here"),
+            );
         }
     }
 
-    fn report_unterminated(&mut self, inside: &str) {
-        let line = self.line_of(self.game.range.end);
-        self.report(
-            line,
-            Code::Unterminated,
-            format!("the input ends inside a {inside}"),
-        );
-    }
-
-    fn check_result(&mut self, pos: &Chess, result_tag: Option<&TagSpan>) {
-        let expected = if pos.is_checkmate() {
-            if pos.turn() == Color::White {
+    /// A checkmate or stalemate at the end of the moves must agree with the
+    /// Result tag (or, without one, with the result token).
+    fn check_result(&mut self, pos: &Chess, result_tag: Option<&TagSpan>, token: Option<&[u8]>) {
+        let (expected, what) = if pos.is_checkmate() {
+            let winner = if pos.turn() == Color::White {
                 "0-1"
             } else {
                 "1-0"
-            }
+            };
+            (winner, "checkmate")
         } else if pos.is_stalemate() {
-            "1/2-1/2"
+            ("1/2-1/2", "stalemate")
         } else {
             return;
         };
-        let what = if pos.is_checkmate() {
-            "checkmate"
-        } else {
-            "stalemate"
-        };
-        let (line, found) = match result_tag {
-            Some(tag) => (
+        let (line, found, source) = match (result_tag, token) {
+            (Some(tag), _) => (
                 self.line_of(tag.name.start),
                 String::from_utf8_lossy(&tag_value(self.batch, tag))
                     .trim()
                     .to_string(),
+                "the Result tag",
             ),
-            None => (self.game.line, String::new()),
+            (None, Some(token)) => (
+                self.game.line,
+                String::from_utf8_lossy(token).into_owned(),
+                "the result token",
+            ),
+            (None, None) => return,
         };
         if found != expected {
-            let found = if result_tag.is_some() {
-                format!("{found:?}")
-            } else {
-                "missing".to_string()
-            };
             self.report(
                 line,
                 Code::ResultMismatch,
-                format!("the moves end in {what} ({expected}), but the Result tag is {found}"),
+                format!("the moves end in {what} ({expected}), but {source} is {found:?}"),
             );
         }
     }
@@ -818,6 +835,29 @@ fn check_castling(board: &Board, field: &str) -> Result<CastlingReport, String> 
     Ok(CastlingReport { rights: seen.len() })
 }
 
+/// `0-0` and `0-0-0` (zeros, as some writers castle) read as `O-O`, `O-O-O`.
+fn zeros_as_letters(word: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if word.starts_with(b"0-0") {
+        let mut fixed = word.to_vec();
+        for b in fixed.iter_mut().take_while(|b| matches!(b, b'0' | b'-')) {
+            if *b == b'0' {
+                *b = b'O';
+            }
+        }
+        std::borrow::Cow::Owned(fixed)
+    } else {
+        std::borrow::Cow::Borrowed(word)
+    }
+}
+
+/// A number written plainly: digits only, no sign, no leading zero.
+fn parse_plain_number(text: &str) -> Option<u32> {
+    let plain = !text.is_empty()
+        && text.bytes().all(|b| b.is_ascii_digit())
+        && (text == "0" || !text.starts_with('0'));
+    plain.then(|| text.parse().ok()).flatten()
+}
+
 /// Whether a token is a game result.
 fn is_result(word: &[u8]) -> bool {
     matches!(word, b"1-0" | b"0-1" | b"1/2-1/2" | b"*")
@@ -838,7 +878,10 @@ struct Tokens<'a> {
     text: &'a [u8],
     at: usize,
     depth: usize,
-    in_comment: bool,
+    /// Where a `{` that is never closed opens.
+    open_comment: Option<usize>,
+    /// Where the outermost `(` still open opens.
+    open_variation: Option<usize>,
 }
 
 impl<'a> Tokens<'a> {
@@ -847,7 +890,8 @@ impl<'a> Tokens<'a> {
             text,
             at: 0,
             depth: 0,
-            in_comment: false,
+            open_comment: None,
+            open_variation: None,
         }
     }
 
@@ -867,18 +911,24 @@ impl Iterator for Tokens<'_> {
                 b'{' => match memchr::memchr(b'}', &text[self.at..]) {
                     Some(close) => self.at += close + 1,
                     None => {
-                        self.in_comment = true;
+                        self.open_comment = Some(self.at);
                         self.at = text.len();
                     }
                 },
                 b';' => self.skip_line(),
                 b'%' if self.at_line_start(self.at) => self.skip_line(),
                 b'(' => {
+                    if self.depth == 0 {
+                        self.open_variation = Some(self.at);
+                    }
                     self.depth += 1;
                     self.at += 1;
                 }
                 b')' => {
                     self.depth = self.depth.saturating_sub(1);
+                    if self.depth == 0 {
+                        self.open_variation = None;
+                    }
                     self.at += 1;
                 }
                 b' ' | b'\t' | b'\n' | b'\r' | b'.' => self.at += 1,
@@ -953,9 +1003,13 @@ mod tests {
     #[test]
     fn clean_960_game_has_no_finding() {
         let pgn = format!(
-            "[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"{FEN_0}\"]\n[Chess960Id \"0\"]\n\n1. e4 e5 2. Nf3 Nc6 3. O-O Nf6 1-0\n"
+            "[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"{FEN_0}\"]\n[Chess960Id \"0\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Nc3 Nf6 1-0\n"
         );
         assert_eq!(codes(&pgn), Vec::<&str>::new());
+        // Castling written with zeros, in the standard array played as 960.
+        let pgn =
+            "[Variant \"Chess960\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. 0-0 Nf6 5. d3 0-0 *\n";
+        assert_eq!(codes(pgn), Vec::<&str>::new());
     }
 
     #[test]

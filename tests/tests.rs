@@ -4,3 +4,4 @@ mod cli_position;
 mod numbering;
 mod readme;
 mod stats;
+mod validate;

@@ -215,12 +215,14 @@ fn tag_in_place(
 }
 
 fn refuse_to_overwrite_input(output: &Path, sources: &[Source]) -> anyhow::Result<()> {
-    let Ok(output) = fs::canonicalize(output) else {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(output) = fs::metadata(output) else {
         return Ok(()); // does not exist yet, so it is no input
     };
+    // The same file under any name: same device and inode (hard links too).
     for source in sources {
         if let Some(path) = source.path()
-            && fs::canonicalize(path).is_ok_and(|p| p == output)
+            && fs::metadata(path).is_ok_and(|m| (m.dev(), m.ino()) == (output.dev(), output.ino()))
         {
             bail!(
                 "{}: the output is also an input; use --in-place to rewrite it",
