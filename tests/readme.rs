@@ -59,7 +59,9 @@ fn every_command_and_option_is_documented() {
 #[test]
 fn quick_start_holds_exactly_two_commands() {
     let readme = readme();
-    let start = readme.find("## Quick start").expect("a Quick start section");
+    let start = readme
+        .find("## Quick start")
+        .expect("a Quick start section");
     let section = &readme[start..];
     let block_start = section.find("```sh\n").expect("a shell block") + 6;
     let block_end = section[block_start..].find("```").expect("the block ends") + block_start;
@@ -69,6 +71,9 @@ fn quick_start_holds_exactly_two_commands() {
         .collect();
     assert_eq!(
         commands,
-        ["cargo run --release -- tag testdata/sample.pgn", "cargo test"]
+        [
+            "cargo run --release -- tag testdata/sample.pgn",
+            "cargo test"
+        ]
     );
 }

@@ -1,7 +1,10 @@
 //! The single integration-test binary (`autotests = false`); one module per area.
 
 mod cli_position;
+mod common;
 mod numbering;
 mod readme;
 mod stats;
+mod tag;
+mod tag_properties;
 mod validate;

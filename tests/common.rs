@@ -1,0 +1,352 @@
+//! Helpers shared by the archive-command tests: the real data under
+//! `../shared/data`, running the binary, removing id tags, and comparing
+//! bytes with a readable diff.
+
+use std::ffi::OsStr;
+use std::fmt::Write as _;
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+/// The shared real-data folder (`../shared/data` beside the checkout).
+///
+/// # Panics
+///
+/// When the folder is missing: the tests that need it must not pass
+/// silently on a machine without it.
+pub fn data_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
+    assert!(
+        dir.is_dir(),
+        "the real-data folder {} is missing; these tests need ../shared/data beside the checkout",
+        dir.display()
+    );
+    dir
+}
+
+/// A file of the shared data, by its path below `data_dir()`.
+pub fn data_file(relative: &str) -> PathBuf {
+    let path = data_dir().join(relative);
+    assert!(path.is_file(), "{} is missing", path.display());
+    path
+}
+
+/// Every `*.pgn` and `*.pgn.zst` file below `data_dir()`, sorted.
+pub fn data_files() -> Vec<PathBuf> {
+    fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
+        let entries = fs::read_dir(dir).unwrap_or_else(|err| panic!("{}: {err}", dir.display()));
+        for entry in entries {
+            let path = entry.expect("a readable directory entry").path();
+            if path.is_dir() {
+                walk(&path, files);
+            } else {
+                let name = path.to_string_lossy();
+                if name.ends_with(".pgn") || name.ends_with(".pgn.zst") {
+                    files.push(path);
+                }
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&data_dir(), &mut files);
+    files.sort();
+    assert!(
+        files.len() > 100,
+        "expected the whole data set, found {} files",
+        files.len()
+    );
+    files
+}
+
+/// A PGN file's bytes, decompressed when it is zstd (told by its magic
+/// bytes, independently of the library under test).
+pub fn read_pgn(path: &Path) -> Vec<u8> {
+    let raw = fs::read(path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+    if raw.starts_with(b"\x28\xb5\x2f\xfd") {
+        let mut out = Vec::new();
+        zstd::stream::read::Decoder::new(&raw[..])
+            .and_then(|mut decoder| decoder.read_to_end(&mut out))
+            .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+        out
+    } else {
+        raw
+    }
+}
+
+/// A path relative to `data_dir()`, for messages.
+pub fn short_name(path: &Path) -> String {
+    let dir = data_dir();
+    path.strip_prefix(&dir)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+/// What one run of the binary did.
+pub struct Run {
+    pub code: i32,
+    pub stdout: Vec<u8>,
+    pub stderr: String,
+}
+
+impl Run {
+    /// Asserts exit 0 and no panic message, and returns stdout.
+    pub fn ok(self, what: &str) -> Vec<u8> {
+        assert_no_panic(&self, what);
+        assert_eq!(self.code, 0, "{what}: exit code; stderr:\n{}", self.stderr);
+        self.stdout
+    }
+
+    /// The summary `tag` printed on stderr.
+    pub fn summary(&self) -> Summary {
+        Summary::parse(&self.stderr)
+    }
+}
+
+/// Runs `pgn960` with `args`, feeding `stdin` (nothing when `None`).
+pub fn pgn960<S: AsRef<OsStr>>(args: &[S], stdin: Option<&[u8]>) -> Run {
+    let mut command = Command::cargo_bin("pgn960").expect("the pgn960 binary is built");
+    command.args(args);
+    // An empty stdin rather than the test runner's, so that a command that
+    // unexpectedly reads it cannot hang.
+    command.write_stdin(stdin.unwrap_or_default().to_vec());
+    let output = command.output().expect("pgn960 runs");
+    let run = Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: output.stdout,
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    };
+    let what = format!(
+        "pgn960 {:?}",
+        args.iter().map(AsRef::as_ref).collect::<Vec<_>>()
+    );
+    assert_no_panic(&run, &what);
+    run
+}
+
+fn assert_no_panic(run: &Run, what: &str) {
+    assert!(
+        !run.stderr.contains("panicked") && run.code != 101 && run.code != -1,
+        "{what} crashed (exit {}):\n{}",
+        run.code,
+        run.stderr
+    );
+}
+
+/// The counts of `pgn960 tag`'s summary on stderr.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub games: u64,
+    pub chess960: u64,
+    pub added: u64,
+    pub rewritten: u64,
+    pub already_right: u64,
+    pub double_frc: u64,
+    pub set_up: u64,
+    pub standard: u64,
+    pub unreadable: u64,
+}
+
+impl Summary {
+    /// Reads the summary out of `stderr` (the words around the numbers are
+    /// checked, so a reworded summary fails here rather than silently).
+    ///
+    /// ```text
+    /// pgn960 tag: 20 games read, 20 Chess960 games
+    ///   id tags: 20 added, 0 rewritten, 0 already right
+    ///   left as they are: 0 Double FRC, 0 set-up or other variant, 0 standard, 0 unreadable
+    /// ```
+    pub fn parse(stderr: &str) -> Summary {
+        let start = stderr
+            .find("pgn960 tag: ")
+            .unwrap_or_else(|| panic!("no summary in stderr:\n{stderr}"));
+        let text = stderr[start..]
+            .replace("would be ", "")
+            .replace(['\n', ','], " ");
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let number_before = |label: &[&str]| -> u64 {
+            let at = words
+                .windows(label.len() + 1)
+                .position(|w| &w[1..] == label)
+                .unwrap_or_else(|| panic!("no `N {}` in the summary:\n{stderr}", label.join(" ")));
+            words[at]
+                .parse()
+                .unwrap_or_else(|_| panic!("`{}` is no number in:\n{stderr}", words[at]))
+        };
+        Summary {
+            games: number_before(&["games", "read"]),
+            chess960: number_before(&["Chess960", "games"]),
+            added: number_before(&["added"]),
+            rewritten: number_before(&["rewritten"]),
+            already_right: number_before(&["already", "right"]),
+            double_frc: number_before(&["Double", "FRC"]),
+            set_up: number_before(&["set-up", "or", "other", "variant"]),
+            standard: number_before(&["standard"]),
+            unreadable: number_before(&["unreadable"]),
+        }
+    }
+}
+
+/// Removes every `[Chess960Id "..."]` and `[Chess960Fritz9Id "..."]` tag
+/// together with the line ending right after it (`\r\n`, `\n` or `\r`).
+///
+/// What `tag` may change is exactly these tags, so
+/// `strip_id_lines(output) == strip_id_lines(input)` says that every other
+/// byte is untouched.
+pub fn strip_id_lines(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut copied = 0;
+    let mut from = 0;
+    while let Some(i) = memchr::memmem::find(&bytes[from..], b"[Chess960") {
+        let start = from + i;
+        from = start + 1;
+        let rest = &bytes[start..];
+        let Some(value_at) = [&b"[Chess960Id \""[..], b"[Chess960Fritz9Id \""]
+            .iter()
+            .find(|open| rest.starts_with(open))
+            .map(|open| start + open.len())
+        else {
+            continue;
+        };
+        let Some(close) = memchr::memchr2(b'"', b'\n', &bytes[value_at..]).map(|i| value_at + i)
+        else {
+            continue;
+        };
+        if bytes[close] != b'"' || bytes.get(close + 1) != Some(&b']') {
+            continue;
+        }
+        let mut end = close + 2;
+        if bytes[end..].starts_with(b"\r\n") {
+            end += 2;
+        } else if matches!(bytes.get(end), Some(b'\n' | b'\r')) {
+            end += 1;
+        }
+        out.extend_from_slice(&bytes[copied..start]);
+        copied = end;
+        from = end;
+    }
+    out.extend_from_slice(&bytes[copied..]);
+    out
+}
+
+/// Asserts two byte strings are equal; on failure shows a line diff with
+/// line endings made visible, rather than two walls of bytes.
+#[track_caller]
+pub fn assert_same_bytes(actual: &[u8], expected: &[u8], what: &str) {
+    if let Some(diff) = bytes_diff(actual, expected) {
+        panic!("{what}: {diff}");
+    }
+}
+
+/// `None` when equal, else a readable description of the difference.
+pub fn bytes_diff(actual: &[u8], expected: &[u8]) -> Option<String> {
+    (actual != expected).then(|| {
+        format!(
+            "bytes differ (actual {} bytes, expected {} bytes)\n{}",
+            actual.len(),
+            expected.len(),
+            line_diff(actual, expected)
+        )
+    })
+}
+
+/// Splits after each `\n`, `\r\n` or lone `\r`, keeping the line ending.
+pub fn lines(bytes: &[u8]) -> Vec<&[u8]> {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let end = match bytes[i] {
+            b'\n' => i + 1,
+            b'\r' if bytes.get(i + 1) == Some(&b'\n') => i + 2,
+            b'\r' => i + 1,
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        lines.push(&bytes[start..end]);
+        start = end;
+        i = end;
+    }
+    if start < bytes.len() {
+        lines.push(&bytes[start..]);
+    }
+    lines
+}
+
+/// The differing middle of two texts, with a little context, one line per
+/// row: ` ` same, `-` expected only, `+` actual only.
+fn line_diff(actual: &[u8], expected: &[u8]) -> String {
+    const CONTEXT: usize = 3;
+    const MAX_ROWS: usize = 40;
+    let a = lines(actual);
+    let e = lines(expected);
+    let prefix = a.iter().zip(&e).take_while(|(x, y)| x == y).count();
+    let suffix = a[prefix..]
+        .iter()
+        .rev()
+        .zip(e[prefix..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let show = |line: &[u8]| {
+        let text = String::from_utf8_lossy(line);
+        let text: String = text.chars().take(160).collect();
+        format!("{text:?}")
+    };
+    let mut out = format!("first difference at line {}:\n", prefix + 1);
+    for line in &e[prefix.saturating_sub(CONTEXT)..prefix] {
+        let _ = writeln!(out, "  {}", show(line));
+    }
+    let removed = &e[prefix..e.len() - suffix];
+    let added = &a[prefix..a.len() - suffix];
+    for line in removed.iter().take(MAX_ROWS) {
+        let _ = writeln!(out, "- {}", show(line));
+    }
+    if removed.len() > MAX_ROWS {
+        let _ = writeln!(out, "- ... {} more lines", removed.len() - MAX_ROWS);
+    }
+    for line in added.iter().take(MAX_ROWS) {
+        let _ = writeln!(out, "+ {}", show(line));
+    }
+    if added.len() > MAX_ROWS {
+        let _ = writeln!(out, "+ ... {} more lines", added.len() - MAX_ROWS);
+    }
+    for line in e[e.len() - suffix..].iter().take(CONTEXT) {
+        let _ = writeln!(out, "  {}", show(line));
+    }
+    out
+}
+
+#[test]
+fn strip_id_lines_removes_the_tag_and_one_line_ending() {
+    let input = b"[A \"1\"]\r\n[Chess960Id \"5\"]\r\n\r\n[Chess960Fritz9Id \"9\"]\n\n\
+                  [Chess960Id \"5\"]\r[B \"x\"] [Chess960Id \"12\"] 1. e4 [Chess960Id \"x\n";
+    assert_eq!(
+        String::from_utf8_lossy(&strip_id_lines(input)),
+        "[A \"1\"]\r\n\r\n\n[B \"x\"]  1. e4 [Chess960Id \"x\n"
+    );
+}
+
+#[test]
+fn summary_parses_both_wordings() {
+    let stderr = "pgn960 tag: 20 games read, 19 Chess960 games\n  \
+         id tags: 18 would be added, 1 would be rewritten, 2 already right\n  \
+         left as they are: 3 Double FRC, 4 set-up or other variant, 5 standard, 6 unreadable\n";
+    assert_eq!(
+        Summary::parse(stderr),
+        Summary {
+            games: 20,
+            chess960: 19,
+            added: 18,
+            rewritten: 1,
+            already_right: 2,
+            double_frc: 3,
+            set_up: 4,
+            standard: 5,
+            unreadable: 6,
+        }
+    );
+}
