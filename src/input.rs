@@ -254,14 +254,20 @@ pub fn open(source: &Source) -> io::Result<Opened> {
             format!("not PGN: {kind}"),
         ));
     }
+    // Plain bytes are read in large chunks by the caller: a buffer here
+    // would only add a copy. Decoders want a buffered source.
     let stitched = io::Cursor::new(head[..got].to_vec()).chain(counting);
-    let buffered = BufReader::with_capacity(1 << 16, stitched);
+    let buffered = |stitched| BufReader::with_capacity(1 << 16, stitched);
     let reader: Box<dyn Read + Send> = match compression {
-        Compression::None => Box::new(buffered),
-        Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(buffered)),
-        Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(buffered)?),
-        Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(buffered)),
-        Compression::Xz => Box::new(xz2::bufread::XzDecoder::new_multi_decoder(buffered)),
+        Compression::None => Box::new(stitched),
+        Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(buffered(stitched))),
+        Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(buffered(
+            stitched,
+        ))?),
+        Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(buffered(stitched))),
+        Compression::Xz => Box::new(xz2::bufread::XzDecoder::new_multi_decoder(buffered(
+            stitched,
+        ))),
     };
     Ok(Opened {
         reader,

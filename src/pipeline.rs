@@ -1,15 +1,15 @@
 //! Reader thread, parallel workers, ordered consumer: the one way every
 //! archive command walks its input.
 //!
-//! One thread decompresses and splits the input into [`Batch`]es of whole
-//! games (cheap, sequential work); a rayon pool does the per-game work on
-//! whole batches; the calling thread receives the results and re-sequences
+//! One thread reads (and decompresses) the input a few chunks ahead; one
+//! splits it into [`Batch`]es of whole games (cheap, sequential work); a
+//! rayon pool does the per-game work on whole batches; the calling thread receives the results and re-sequences
 //! them, so output never depends on the thread count or on timing. At most
 //! a fixed number of batches are in flight, which bounds memory whatever
 //! the input size.
 
 use std::collections::BTreeMap;
-use std::io::{self, Read};
+use std::io::{self, BufRead, Read};
 use std::sync::mpsc;
 
 use crate::split::{Batch, GameReader};
@@ -21,6 +21,9 @@ pub struct PipelineConfig {
     pub threads: usize,
     /// Bytes of whole games per batch. Defaults to 1 MiB.
     pub batch_bytes: usize,
+    /// Whether games get line numbers (see [`GameReader::line_numbers`]).
+    /// Defaults to on.
+    pub line_numbers: bool,
 }
 
 impl Default for PipelineConfig {
@@ -28,6 +31,7 @@ impl Default for PipelineConfig {
         PipelineConfig {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             batch_bytes: 1 << 20,
+            line_numbers: true,
         }
     }
 }
@@ -76,10 +80,13 @@ where
         .build()
         .map_err(|err| PipelineError::Read(io::Error::other(err)))?;
     let in_flight = config.threads.max(1) * 2 + 2;
-    let mut games = GameReader::new(source).batch_bytes(config.batch_bytes);
     let work = &work;
 
     std::thread::scope(|scope| {
+        let chunks = read_ahead(scope, source);
+        let mut games = GameReader::from_buf_read(chunks)
+            .batch_bytes(config.batch_bytes)
+            .line_numbers(config.line_numbers);
         let (result_tx, result_rx) = mpsc::channel::<(u64, Batch, T)>();
         // A slot is taken before a batch is read and given back once it has
         // been consumed: this bounds the batches alive at any time.
@@ -110,6 +117,104 @@ where
             .map_err(PipelineError::Consume)
             .and(read.map_err(PipelineError::Read))
     })
+}
+
+/// Bytes per read-ahead chunk.
+const CHUNK_BYTES: usize = 256 << 10;
+
+/// Chunks read ahead of the splitter.
+const CHUNKS_AHEAD: usize = 4;
+
+/// Reads `source` on its own thread, a few chunks ahead: decompression (or
+/// the kernel's copy) then overlaps with splitting instead of adding to it.
+fn read_ahead<'scope, R: Read + Send + 'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    mut source: R,
+) -> ChunkReader {
+    let (chunk_tx, chunk_rx) = mpsc::sync_channel::<io::Result<(Vec<u8>, usize)>>(CHUNKS_AHEAD);
+    let (spare_tx, spare_rx) = mpsc::sync_channel::<Vec<u8>>(CHUNKS_AHEAD + 2);
+    scope.spawn(move || {
+        loop {
+            // Chunks come back to be refilled, so none is zeroed twice.
+            let mut chunk = spare_rx.try_recv().unwrap_or_else(|_| vec![0; CHUNK_BYTES]);
+            let mut filled = 0;
+            let result = loop {
+                match source.read(&mut chunk[filled..]) {
+                    Ok(0) => break Ok(()),
+                    Ok(n) => {
+                        filled += n;
+                        if filled == chunk.len() {
+                            break Ok(());
+                        }
+                    }
+                    Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                    Err(err) => break Err(err),
+                }
+            };
+            let end = filled < chunk.len();
+            if filled > 0 && chunk_tx.send(Ok((chunk, filled))).is_err() {
+                return; // the splitter has stopped
+            }
+            if let Err(err) = result {
+                let _ = chunk_tx.send(Err(err));
+                return;
+            }
+            if end {
+                return;
+            }
+        }
+    });
+    ChunkReader {
+        chunks: chunk_rx,
+        spare: spare_tx,
+        current: Vec::new(),
+        at: 0,
+        len: 0,
+    }
+}
+
+/// The splitter's side of [`read_ahead`].
+struct ChunkReader {
+    chunks: mpsc::Receiver<io::Result<(Vec<u8>, usize)>>,
+    spare: mpsc::SyncSender<Vec<u8>>,
+    current: Vec<u8>,
+    at: usize,
+    len: usize,
+}
+
+impl Read for ChunkReader {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let chunk = self.fill_buf()?;
+        let n = out.len().min(chunk.len());
+        out[..n].copy_from_slice(&chunk[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for ChunkReader {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        while self.at == self.len {
+            let used = std::mem::take(&mut self.current);
+            if !used.is_empty() {
+                let _ = self.spare.try_send(used);
+            }
+            match self.chunks.recv() {
+                Ok(Ok((chunk, len))) => {
+                    self.current = chunk;
+                    self.at = 0;
+                    self.len = len;
+                }
+                Ok(Err(err)) => return Err(err),
+                Err(_) => return Ok(&[]), // the reader is done
+            }
+        }
+        Ok(&self.current[self.at..self.len])
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.at = (self.at + amount).min(self.len);
+    }
 }
 
 fn consume_in_order<T, E>(
@@ -162,6 +267,7 @@ mod tests {
             let config = PipelineConfig {
                 threads,
                 batch_bytes: 4096,
+                ..PipelineConfig::default()
             };
             let mut out = Vec::new();
             let mut indices = Vec::new();
@@ -187,6 +293,7 @@ mod tests {
         let config = PipelineConfig {
             threads: 2,
             batch_bytes: 1024,
+            ..PipelineConfig::default()
         };
         let mut calls = 0;
         let err = run(

@@ -25,7 +25,7 @@
 //! [`GameReader::max_game_bytes`] is handed out in pieces (the first piece
 //! holds its tag section; later pieces are [`Batch::continuation`] bytes).
 
-use std::io::{self, Read};
+use std::io::{self, BufRead, BufReader, Read};
 use std::ops::Range;
 
 use memchr::{memchr, memchr2, memchr3};
@@ -164,6 +164,7 @@ pub struct GameReader<R> {
     lines_before: u64,
     /// The byte before `buf[0]` was a `\r` (a `\n` at `buf[0]` then ends no new line).
     cr_before: bool,
+    line_numbers: bool,
     done: bool,
     /// A read error, returned after the games read before it.
     pending_error: Option<io::Error>,
@@ -172,13 +173,24 @@ pub struct GameReader<R> {
 /// Bytes read from the source per call.
 const READ_BYTES: usize = 1 << 20;
 
+/// The buffer size of a plain reader's [`BufReader`].
+const READ_CHUNK: usize = 256 << 10;
+
 /// A line starting with `[` longer than this is not read as a tag line,
 /// so that a hostile "tag" cannot make the splitter buffer without limit.
 const MAX_TAG_LINE: usize = 4 << 20;
 
-impl<R: Read> GameReader<R> {
+impl<R: Read> GameReader<BufReader<R>> {
     /// A reader over `source` with default batch and game sizes.
     pub fn new(source: R) -> Self {
+        GameReader::from_buf_read(BufReader::with_capacity(READ_CHUNK, source))
+    }
+}
+
+impl<B: BufRead> GameReader<B> {
+    /// A reader over a source that buffers itself; bytes are copied from
+    /// its buffer straight into batches.
+    pub fn from_buf_read(source: B) -> Self {
         GameReader {
             source,
             buf: Vec::with_capacity(READ_BYTES * 2),
@@ -189,6 +201,7 @@ impl<R: Read> GameReader<R> {
             next_index: 1,
             lines_before: 0,
             cr_before: false,
+            line_numbers: true,
             done: false,
             pending_error: None,
         }
@@ -198,6 +211,14 @@ impl<R: Read> GameReader<R> {
     /// (the last batch may hold fewer). Defaults to 1 MiB.
     pub fn batch_bytes(mut self, bytes: usize) -> Self {
         self.batch_bytes = bytes.max(1);
+        self
+    }
+
+    /// Sets whether games get their line numbers ([`Game::line`]); counting
+    /// costs a pass over the bytes that `tag` does not need. Defaults to on;
+    /// when off, every line number is 0.
+    pub fn line_numbers(mut self, on: bool) -> Self {
+        self.line_numbers = on;
         self
     }
 
@@ -247,14 +268,24 @@ impl<R: Read> GameReader<R> {
         }
     }
 
+    /// Reads up to [`READ_BYTES`] more, copying from the source's buffer
+    /// (which is reused, so nothing is zero-filled per read).
     fn fill(&mut self) -> io::Result<()> {
-        // `read_to_end` reads into spare capacity without zeroing it first,
-        // and retries interrupted reads.
-        let read = (&mut self.source)
-            .take(READ_BYTES as u64)
-            .read_to_end(&mut self.buf)?;
-        if read == 0 {
-            self.eof = true;
+        let mut total = 0;
+        while total < READ_BYTES {
+            let chunk = match self.source.fill_buf() {
+                Ok([]) => {
+                    self.eof = true;
+                    break;
+                }
+                Ok(chunk) => chunk,
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+                Err(err) => return Err(err),
+            };
+            let read = chunk.len();
+            self.buf.extend_from_slice(chunk);
+            self.source.consume(read);
+            total += read;
         }
         Ok(())
     }
@@ -271,36 +302,50 @@ impl<R: Read> GameReader<R> {
         if split_current {
             scanner.split_current(at);
         }
-        let rest = self.buf.split_off(at);
+        // The unfinished game moves to a fresh buffer; the finished bytes
+        // leave as the batch without being copied.
+        let mut rest = Vec::with_capacity(
+            (self.buf.len() - at + READ_BYTES).max(self.batch_bytes + READ_BYTES),
+        );
+        rest.extend_from_slice(&self.buf[at..]);
+        self.buf.truncate(at);
         let data = std::mem::replace(&mut self.buf, rest);
-        self.buf.reserve(READ_BYTES * 2);
 
         let mut games = std::mem::take(&mut scanner.games);
         let keep_tags = scanner.current.tags_from;
-        let tags: Vec<TagSpan> = scanner.tags.drain(..keep_tags).collect();
+        let current_tags = scanner.tags.split_off(keep_tags);
+        let tags = std::mem::replace(&mut scanner.tags, current_tags);
         let continuation = scanner.continuation_end.take().unwrap_or(0);
-        // Line numbers: count line ends up to each game's first tag line.
-        let mut counted_to = 0;
         for game in &mut games {
-            let first = tags
-                .get(game.tags.start)
-                .filter(|_| game.has_tags())
-                .map_or(game.range.start, |t| line_start(&data, t.name.start));
-            self.lines_before += count_line_ends(&data, counted_to, first, self.cr_before);
-            counted_to = first;
-            game.line = self.lines_before + 1;
             game.index = self.next_index;
             self.next_index += 1;
         }
-        self.lines_before += count_line_ends(&data, counted_to, data.len(), self.cr_before);
-        self.cr_before = data.last() == Some(&b'\r');
-        scanner.rebase(at, keep_tags);
+        self.scanner.rebase(at, keep_tags);
+        if self.line_numbers {
+            self.number_lines(&data, &tags, &mut games);
+        }
         Batch {
             data,
             continuation,
             games,
             tags,
         }
+    }
+
+    /// Counts line ends up to each game's first tag line.
+    fn number_lines(&mut self, data: &[u8], tags: &[TagSpan], games: &mut [Game]) {
+        let mut counted_to = 0;
+        for game in games {
+            let first = tags
+                .get(game.tags.start)
+                .filter(|_| game.has_tags())
+                .map_or(game.range.start, |t| line_start(data, t.name.start));
+            self.lines_before += count_line_ends(data, counted_to, first, self.cr_before);
+            counted_to = first;
+            game.line = self.lines_before + 1;
+        }
+        self.lines_before += count_line_ends(data, counted_to, data.len(), self.cr_before);
+        self.cr_before = data.last() == Some(&b'\r');
     }
 }
 

@@ -2,11 +2,12 @@
 
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use pgn960::input::{self, Opened, Source};
-use pgn960::pipeline::{self, PipelineError};
+use pgn960::pipeline::{self, PipelineConfig, PipelineError};
 use pgn960::tag::{TagCounts, TagOptions, apply, tag_batch};
 
 use super::archive::{ArchiveArgs, Progress};
@@ -59,7 +60,7 @@ enum Sink {
     /// `--check`: nowhere.
     Nowhere,
     /// Standard output or `-o FILE`, all inputs one after another.
-    Stream(BufWriter<Box<dyn Write>>),
+    Stream(Box<dyn Write>),
     /// `--in-place`: each input to its own temporary file.
     InPlace,
 }
@@ -80,12 +81,15 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     } else if let Some(path) = &args.output {
         refuse_to_overwrite_input(path, &sources)?;
         let file = File::create(path).with_context(|| format!("{}", path.display()))?;
-        Sink::Stream(BufWriter::with_capacity(1 << 20, Box::new(file)))
+        Sink::Stream(Box::new(file))
     } else {
-        Sink::Stream(BufWriter::with_capacity(
-            1 << 20,
-            Box::new(io::stdout().lock()),
-        ))
+        // Batches go out as vectored writes of large spans: the standard
+        // output's own line buffering would only add a copy.
+        let stdout = io::stdout()
+            .as_fd()
+            .try_clone_to_owned()
+            .context("standard output")?;
+        Sink::Stream(Box::new(File::from(stdout)))
     };
 
     let mut progress = args.archive.progress(&sources);
@@ -155,7 +159,10 @@ fn tag_stream(
     let mut counts = TagCounts::default();
     let result = pipeline::run(
         opened.reader,
-        args.archive.pipeline(),
+        PipelineConfig {
+            line_numbers: false, // tag shows no line numbers
+            ..args.archive.pipeline()
+        },
         |batch| tag_batch(batch, options),
         |batch, (edits, batch_counts)| {
             counts.merge(&batch_counts);
