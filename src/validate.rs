@@ -931,7 +931,8 @@ impl Iterator for Tokens<'_> {
                     }
                     self.at += 1;
                 }
-                b' ' | b'\t' | b'\n' | b'\r' | b'.' => self.at += 1,
+                // A stray `}` (say, of a nested comment) closes nothing.
+                b' ' | b'\t' | b'\n' | b'\r' | b'.' | b'}' => self.at += 1,
                 _ => {
                     let start = self.at;
                     let end = text[start..]
@@ -1018,6 +1019,17 @@ mod tests {
             b"1. e4 {c (} e5 (1... c5 2. Nf3) 2.Nf3 $1 2...Nc6!? ; rest\n% escaped\n3. Bb5 1-0";
         let words: Vec<&[u8]> = Tokens::new(text).map(|r| &text[r]).collect();
         assert_eq!(words, [&b"e4"[..], b"e5", b"Nf3", b"Nc6!?", b"Bb5", b"1-0"]);
+    }
+
+    #[test]
+    fn a_stray_closing_brace_is_skipped() {
+        let text = b"1. e4 } { a { b } c } e5 *";
+        let words: Vec<&[u8]> = Tokens::new(text).map(|r| &text[r]).collect();
+        assert_eq!(words, [&b"e4"[..], b"c", b"e5", b"*"]);
+        for input in [&b"}"[..], b"[Event \"{\"]\n\n} *\n"] {
+            let batch = GameReader::new(input).next_batch().unwrap().unwrap();
+            let _ = validate_batch(&batch, ValidateOptions::default());
+        }
     }
 
     #[test]
