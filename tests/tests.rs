@@ -2,6 +2,7 @@
 
 mod cli_position;
 mod common;
+mod fuzz_regressions;
 mod numbering;
 mod readme;
 mod stats;
