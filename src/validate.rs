@@ -168,7 +168,8 @@ impl Default for ValidateOptions {
 ///     .iter()
 ///     .map(|f| f.code)
 ///     .collect();
-/// assert_eq!(codes, [Code::FenWithoutSetup, Code::VariantMissing, Code::IllegalMove]);
+/// // Findings on the same line come in the order of `Code::ALL`.
+/// assert_eq!(codes, [Code::VariantMissing, Code::FenWithoutSetup, Code::IllegalMove]);
 /// # Ok::<_, std::io::Error>(())
 /// ```
 pub fn validate_batch(batch: &Batch, options: ValidateOptions) -> Vec<Finding> {
