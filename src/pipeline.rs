@@ -3,14 +3,14 @@
 //!
 //! One thread reads (and decompresses) the input a few chunks ahead; one
 //! splits it into [`Batch`]es of whole games (cheap, sequential work); a
-//! rayon pool does the per-game work on whole batches; the calling thread receives the results and re-sequences
-//! them, so output never depends on the thread count or on timing. At most
-//! a fixed number of batches are in flight, which bounds memory whatever
-//! the input size.
+//! rayon pool does the per-game work on whole batches; the calling thread
+//! receives the results and re-sequences them, so output never depends on
+//! the thread count or on timing. The bytes of batches in flight are
+//! bounded (see [`Budget`]), which bounds memory whatever the input.
 
 use std::collections::BTreeMap;
 use std::io::{self, BufRead, Read};
-use std::sync::mpsc;
+use std::sync::{Condvar, Mutex, mpsc};
 
 use crate::split::{Batch, GameReader};
 
@@ -79,7 +79,13 @@ where
         .thread_name(|i| format!("pgn960-worker-{i}"))
         .build()
         .map_err(|err| PipelineError::Read(io::Error::other(err)))?;
-    let in_flight = config.threads.max(1) * 2 + 2;
+    let budget = &Budget::new(
+        // A batch's buffer has room for a read beyond its bytes: about
+        // twice `batch_bytes` a batch.
+        (config.threads.max(1) * 2 + 2)
+            .saturating_mul(config.batch_bytes.saturating_mul(2))
+            .min(MAX_BYTES_IN_FLIGHT),
+    );
     let work = &work;
 
     std::thread::scope(|scope| {
@@ -88,19 +94,17 @@ where
             .batch_bytes(config.batch_bytes)
             .line_numbers(config.line_numbers);
         let (result_tx, result_rx) = mpsc::channel::<(u64, Batch, T)>();
-        // A slot is taken before a batch is read and given back once it has
-        // been consumed: this bounds the batches alive at any time.
-        let (slot_tx, slot_rx) = mpsc::sync_channel::<()>(in_flight);
         let reader = scope.spawn(move || -> io::Result<()> {
             pool.in_place_scope(|jobs| {
                 let mut seq = 0u64;
                 loop {
-                    if slot_tx.send(()).is_err() {
-                        return Ok(()); // the consumer has stopped
-                    }
                     let Some(batch) = games.next_batch()? else {
                         return Ok(());
                     };
+                    // Given back once the batch has been consumed.
+                    if !budget.take(batch_cost(&batch)) {
+                        return Ok(()); // the consumer has stopped
+                    }
                     let tx = result_tx.clone();
                     jobs.spawn(move |_| {
                         let result = work(&batch);
@@ -111,7 +115,8 @@ where
             })
         });
 
-        let consumed = consume_in_order(result_rx, slot_rx, &mut consume);
+        let consumed = consume_in_order(result_rx, budget, &mut consume);
+        budget.close();
         let read = reader.join().expect("the reader thread does not panic");
         consumed
             .map_err(PipelineError::Consume)
@@ -219,7 +224,7 @@ impl BufRead for ChunkReader {
 
 fn consume_in_order<T, E>(
     results: mpsc::Receiver<(u64, Batch, T)>,
-    slots: mpsc::Receiver<()>,
+    budget: &Budget,
     consume: &mut impl FnMut(Batch, T) -> Result<(), E>,
 ) -> Result<(), E> {
     let mut pending = BTreeMap::new();
@@ -227,12 +232,89 @@ fn consume_in_order<T, E>(
     for (seq, batch, result) in results {
         pending.insert(seq, (batch, result));
         while let Some((batch, result)) = pending.remove(&next) {
+            let cost = batch_cost(&batch);
             consume(batch, result)?;
-            let _ = slots.recv();
+            budget.give_back(cost);
             next += 1;
         }
     }
     Ok(())
+}
+
+/// The most memory that batches in flight may hold, whatever the thread
+/// count: the bound on memory must not grow with the machine.
+const MAX_BYTES_IN_FLIGHT: usize = 32 << 20;
+
+/// What a batch holds in memory: its bytes and its tag and game records.
+fn batch_cost(batch: &Batch) -> usize {
+    batch.data.capacity()
+        + batch.tags.capacity() * std::mem::size_of::<crate::split::TagSpan>()
+        + batch.games.capacity() * std::mem::size_of::<crate::split::Game>()
+}
+
+/// Bytes of batches in flight, between the splitter and the consumer.
+///
+/// Counting bytes rather than batches keeps memory bounded when the
+/// batches are 16 MiB pieces of an endless game rather than 1 MiB of
+/// ordinary games. One batch larger than the whole budget still passes,
+/// alone, so nothing can wait forever.
+struct Budget {
+    limit: usize,
+    state: Mutex<BudgetState>,
+    changed: Condvar,
+}
+
+struct BudgetState {
+    used: usize,
+    closed: bool,
+}
+
+impl Budget {
+    fn new(limit: usize) -> Self {
+        Budget {
+            limit,
+            state: Mutex::new(BudgetState {
+                used: 0,
+                closed: false,
+            }),
+            changed: Condvar::new(),
+        }
+    }
+
+    /// Waits until `cost` fits and takes it; `false` once closed.
+    fn take(&self, cost: usize) -> bool {
+        let mut state = self
+            .state
+            .lock()
+            .expect("no thread panics holding the budget");
+        while !state.closed && state.used > 0 && state.used + cost > self.limit {
+            state = self
+                .changed
+                .wait(state)
+                .expect("no thread panics holding the budget");
+        }
+        state.used += cost;
+        !state.closed
+    }
+
+    fn give_back(&self, cost: usize) {
+        let mut state = self
+            .state
+            .lock()
+            .expect("no thread panics holding the budget");
+        state.used -= cost;
+        self.changed.notify_all();
+    }
+
+    /// The consumer has stopped: nothing more is taken.
+    fn close(&self) {
+        let mut state = self
+            .state
+            .lock()
+            .expect("no thread panics holding the budget");
+        state.closed = true;
+        self.changed.notify_all();
+    }
 }
 
 /// Why a pipeline stopped.

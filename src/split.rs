@@ -22,9 +22,11 @@
 //! first tag section belong to the first game.
 //!
 //! Memory stays bounded whatever the input: a game that grows past
-//! [`GameReader::max_game_bytes`] is handed out in pieces (the first piece
+//! [`GameReader::max_game_bytes`] (or past 65,536 tag pairs) is handed out
+//! in pieces (the first piece
 //! holds its tag section; later pieces are [`Batch::continuation`] bytes).
 
+use std::collections::HashSet;
 use std::io::{self, BufRead, BufReader, Read};
 use std::ops::Range;
 
@@ -180,6 +182,15 @@ const READ_CHUNK: usize = 256 << 10;
 /// so that a hostile "tag" cannot make the splitter buffer without limit.
 const MAX_TAG_LINE: usize = 4 << 20;
 
+/// Tag pairs past which a game is handed out in pieces, like a game over
+/// [`GameReader::max_game_bytes`]: a tag record takes far more memory than
+/// the four bytes of `[a]\n`, so an endless tag section is bounded by its
+/// count of tags, not by its size.
+const MAX_GAME_TAGS: usize = 1 << 16;
+
+/// Tags a game may have before [`Scanner::current_has_tag`] keeps a set.
+const NAME_SET_FROM: usize = 32;
+
 impl<R: Read> GameReader<BufReader<R>> {
     /// A reader over `source` with default batch and game sizes.
     pub fn new(source: R) -> Self {
@@ -256,7 +267,13 @@ impl<B: BufRead> GameReader<B> {
                 return Ok(Some(self.cut(complete, false)));
             }
             let current_len = self.buf.len() - complete;
-            if current_len >= self.max_game_bytes && self.scanner.pos > complete {
+            let current_tags = self.scanner.tags.len() - self.scanner.current.tags_from;
+            let oversized = current_len >= self.max_game_bytes || current_tags >= MAX_GAME_TAGS;
+            // The scanner stops short of the buffer's end only to wait for
+            // the rest of a line, at most MAX_TAG_LINE away: read on rather
+            // than cut a few bytes at a time.
+            let waiting = self.scanner.pos < self.buf.len();
+            if oversized && !waiting && self.scanner.pos > complete {
                 let at = self.scanner.pos;
                 return Ok(Some(self.cut(at, true)));
             }
@@ -361,17 +378,18 @@ pub(crate) fn line_start(data: &[u8], at: usize) -> usize {
 pub(crate) fn count_line_ends(data: &[u8], from: usize, to: usize, cr_before: bool) -> u64 {
     let slice = &data[from..to];
     let newlines = memchr::memchr_iter(b'\n', slice).count() as u64;
-    if memchr(b'\r', slice).is_none() {
-        // A `\n` right after a `\r` from before this slice ends no new line.
-        let joined = from == 0 && cr_before && slice.first() == Some(&b'\n');
-        return newlines - u64::from(joined);
-    }
-    let mut lines = 0;
-    let mut prev_cr = if from == 0 {
+    let prev_cr = if from == 0 {
         cr_before
     } else {
         data[from - 1] == b'\r'
     };
+    if memchr(b'\r', slice).is_none() {
+        // A `\n` right after a `\r` from before this slice ends no new line.
+        let joined = prev_cr && slice.first() == Some(&b'\n');
+        return newlines - u64::from(joined);
+    }
+    let mut lines = 0;
+    let mut prev_cr = prev_cr;
     for &b in slice {
         match b {
             b'\n' if !prev_cr => lines += 1,
@@ -423,6 +441,16 @@ struct Current {
     last_line_ending: Option<LineEnding>,
     /// This "game" is the tail of an oversized game already handed out.
     continuation: bool,
+    /// The names of this game's first tags, once it has more than
+    /// [`NAME_SET_FROM`] (see [`Scanner::current_has_tag`]).
+    names: TagNames,
+}
+
+/// A set of tag names, filled from a game's tags as far as `indexed`.
+#[derive(Clone, Debug, Default)]
+struct TagNames {
+    indexed: usize,
+    set: HashSet<Vec<u8>>,
 }
 
 impl Current {
@@ -436,6 +464,7 @@ impl Current {
             first_line_ending: None,
             last_line_ending: None,
             continuation: false,
+            names: TagNames::default(),
         }
     }
 }
@@ -456,6 +485,17 @@ struct Scanner {
     /// without stopping at line ends; this cache makes finding the line of
     /// a hit cost O(1) amortised, even on one-line movetext.
     line: LineCache,
+    /// The last line end searched for: `buf[from..to]` holds no line end,
+    /// and `buf[to]` is one when `found`. Many `[` on one long line then
+    /// cost one search for its end, not one each.
+    line_end: Option<LineEndCache>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct LineEndCache {
+    from: usize,
+    to: usize,
+    found: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -486,7 +526,29 @@ impl Scanner {
                 start: Some(0),
                 escape: false,
             },
+            line_end: None,
         }
+    }
+
+    /// Where the line holding `at` ends, as far as the buffer can tell
+    /// (see [`LineEnd`]); remembers how far it looked.
+    fn line_end(&mut self, buf: &[u8], at: usize, eof: bool) -> LineEnd {
+        let search_from = match self.line_end {
+            Some(known) if known.from <= at && at <= known.to => {
+                if known.found {
+                    return line_end_at(buf, at, Some(known.to), eof);
+                }
+                known.to
+            }
+            _ => at,
+        };
+        let found = find_line_end(buf, search_from);
+        self.line_end = Some(LineEndCache {
+            from: at,
+            to: found.unwrap_or(buf.len()),
+            found: found.is_some(),
+        });
+        line_end_at(buf, at, found, eof)
     }
 
     /// Notes that a line starts at `start` and holds no line end up to `to`.
@@ -552,11 +614,18 @@ impl Scanner {
                             self.pos = at + 1;
                         }
                         _ => {
+                            // Only blanks between the line start and `at`: look
+                            // back over blanks, never over the whole line.
                             let at_line_start = line.is_some_and(|line| {
-                                buf[line..at].iter().all(|&b| b == b' ' || b == b'\t')
+                                let blanks = buf[line..at]
+                                    .iter()
+                                    .rev()
+                                    .take_while(|&&b| b == b' ' || b == b'\t')
+                                    .count();
+                                line + blanks == at
                             });
                             if at_line_start {
-                                match complete_line_end(buf, at, eof) {
+                                match self.line_end(buf, at, eof) {
                                     LineEnd::NeedMore => {
                                         self.pos = at; // the whole line is needed
                                         return;
@@ -575,7 +644,7 @@ impl Scanner {
                                 self.pos = at + 1;
                                 continue;
                             }
-                            let eol = match complete_line_end(buf, at, eof) {
+                            let eol = match self.line_end(buf, at, eof) {
                                 LineEnd::At(eol) => eol,
                                 LineEnd::NeedMore => {
                                     self.pos = at;
@@ -638,11 +707,16 @@ impl Scanner {
                 self.pos = at;
                 return LineStartStep::Continue;
             }
+            if at - line >= MAX_TAG_LINE {
+                // So many blanks make no tag line: read them as movetext
+                // rather than hold them all.
+                return self.movetext_from(at);
+            }
             return LineStartStep::NeedMore;
         }
         match buf[at] {
             b'[' => {
-                let eol = match complete_line_end(buf, at, eof) {
+                let eol = match self.line_end(buf, at, eof) {
                     LineEnd::At(eol) => eol,
                     LineEnd::NeedMore => return LineStartStep::NeedMore,
                     LineEnd::TooLong => return self.movetext_from(at),
@@ -697,11 +771,22 @@ impl Scanner {
         }
     }
 
-    fn current_has_tag(&self, buf: &[u8], name: Range<usize>) -> bool {
+    /// Whether the current game already has a tag called `name`. A linear
+    /// scan suits the usual dozen tags; past [`NAME_SET_FROM`] tags the
+    /// names go into a set, so that a tag section of many distinct names
+    /// separated by blank lines costs linear, not quadratic, time.
+    fn current_has_tag(&mut self, buf: &[u8], name: Range<usize>) -> bool {
         let name = &buf[name];
-        self.tags[self.current.tags_from..]
-            .iter()
-            .any(|tag| &buf[tag.name.clone()] == name)
+        let tags = &self.tags[self.current.tags_from..];
+        if tags.len() <= NAME_SET_FROM {
+            return tags.iter().any(|tag| &buf[tag.name.clone()] == name);
+        }
+        let names = &mut self.current.names;
+        for tag in &tags[names.indexed..] {
+            names.set.insert(buf[tag.name.clone()].to_vec());
+        }
+        names.indexed = tags.len();
+        names.set.contains(name)
     }
 
     /// Reads the tag pairs on the line `line..eol` (the first `[` at
@@ -827,6 +912,14 @@ impl Scanner {
     /// the first `dropped_tags` tags with them.
     fn rebase(&mut self, at: usize, dropped_tags: usize) {
         self.pos -= at;
+        self.line_end = self
+            .line_end
+            .filter(|known| known.from >= at)
+            .map(|known| LineEndCache {
+                from: known.from - at,
+                to: known.to - at,
+                found: known.found,
+            });
         self.line.checked_to -= at;
         self.line.start = self.line.start.and_then(|start| start.checked_sub(at));
         let current = &mut self.current;
@@ -868,8 +961,10 @@ enum LineEnd {
     TooLong,
 }
 
-fn complete_line_end(buf: &[u8], at: usize, eof: bool) -> LineEnd {
-    match find_line_end(buf, at) {
+/// What the line end found at `eol` (or none in the buffer) means for a
+/// line holding `at`.
+fn line_end_at(buf: &[u8], at: usize, eol: Option<usize>, eof: bool) -> LineEnd {
+    match eol {
         Some(eol) if buf[eol] == b'\r' && eol + 1 == buf.len() && !eof => LineEnd::NeedMore,
         Some(eol) => LineEnd::At(eol),
         None if eof => LineEnd::At(buf.len()),
