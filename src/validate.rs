@@ -10,6 +10,7 @@
 //! not moves at all, and pgn-reader skips such tokens silently and gives no
 //! positions. Legality is shakmaty's, in Chess960 castling mode.
 
+use std::cell::Cell;
 use std::fmt;
 
 use shakmaty::FromSetup;
@@ -123,6 +124,8 @@ codes! {
         "The Result tag disagrees with a checkmate or stalemate reached by the moves.";
     MovesAfterResult => "moves_after_result", Warning,
         "Movetext after the game's result token (a game without tags, or stray text); it is not checked.";
+    GameTooLong => "game_too_long", Warning,
+        "A game longer than 16 MiB (or with more than 65,536 tag pairs), read in pieces to bound memory: its moves are not replayed.";
     VariantSpelling => "variant_spelling", Info,
         "A Chess960 Variant spelled in a way common readers reject (FRC, chess-960, 960, ...).";
 }
@@ -221,6 +224,8 @@ struct GameCheck<'a> {
     game: &'a Game,
     findings: &'a mut Vec<Finding>,
     first_line_start: usize,
+    /// The last offset [`GameCheck::line_of`] counted to, and its line.
+    known_line: Cell<(usize, u64)>,
 }
 
 impl<'a> GameCheck<'a> {
@@ -234,12 +239,22 @@ impl<'a> GameCheck<'a> {
             game,
             findings,
             first_line_start,
+            known_line: Cell::new((first_line_start, game.line)),
         }
     }
 
+    /// The line of `offset`. Counting resumes from the last offset asked
+    /// about when it lies before this one, so asking in input order (tags,
+    /// then moves) costs one pass over the game, however many tags it has.
     fn line_of(&self, offset: usize) -> u64 {
-        let from = self.first_line_start.min(offset);
-        self.game.line + count_line_ends(&self.batch.data, from, offset, false)
+        let (mut from, mut line) = (self.first_line_start.min(offset), self.game.line);
+        let (known_offset, known_line) = self.known_line.get();
+        if (from..=offset).contains(&known_offset) {
+            (from, line) = (known_offset, known_line);
+        }
+        let line = line + count_line_ends(&self.batch.data, from, offset, false);
+        self.known_line.set((offset, line));
+        line
     }
 
     fn report(&mut self, line: u64, code: Code, message: String) {
@@ -395,6 +410,20 @@ impl<'a> GameCheck<'a> {
 
         // Other variants have other rules: their moves are not replayed.
         if start_unknown || matches!(variant.0, Variant::Other) {
+            return;
+        }
+        if self.game.continued {
+            // The splitter hands an oversized game out in pieces; replaying
+            // it whole would hold it whole in memory.
+            if options.moves {
+                self.report(
+                    self.game.line,
+                    Code::GameTooLong,
+                    "the game is too long to hold in memory (over 16 MiB or 65,536 tag pairs): \
+                     its moves are not replayed"
+                        .to_string(),
+                );
+            }
             return;
         }
         let setup = match fens.first() {
