@@ -3,6 +3,7 @@
 mod cli_position;
 mod common;
 mod fuzz_regressions;
+mod hardening;
 mod numbering;
 mod readme;
 mod stats;

@@ -1,12 +1,16 @@
 //! What every archive command (`tag`, `stats`, `validate`) shares on the
 //! command line: the input list, `--threads`, `--quiet`, and the progress bar.
 
-use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::fs;
+use std::io::{self, IsTerminal};
+use std::os::fd::AsFd;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use anyhow::bail;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pgn960::input::Source;
 use pgn960::pipeline::PipelineConfig;
@@ -117,4 +121,40 @@ impl Progress {
     pub fn finish(&self) {
         self.bar.finish_and_clear();
     }
+}
+
+/// Refuses an output file that is one of the inputs (under any name, hard
+/// links included, or redirected to standard input): creating the output
+/// would empty the input before it is read.
+///
+/// # Errors
+///
+/// When `output` is the same file as an input.
+pub fn refuse_output_among_inputs(output: &Path, sources: &[Source]) -> anyhow::Result<()> {
+    let Ok(output_meta) = fs::metadata(output) else {
+        return Ok(()); // does not exist yet, so it is no input
+    };
+    let same =
+        |meta: &fs::Metadata| (meta.dev(), meta.ino()) == (output_meta.dev(), output_meta.ino());
+    for source in sources {
+        let input = match source {
+            Source::Stdin => io::stdin()
+                .as_fd()
+                .try_clone_to_owned()
+                .and_then(|fd| fs::File::from(fd).metadata()),
+            Source::Path(path) => fs::metadata(path),
+        };
+        if input.is_ok_and(|meta| meta.is_file() && same(&meta)) {
+            bail!(
+                "{}: the output is also an input ({source}); write to another file{}",
+                output.display(),
+                if matches!(source, Source::Stdin) {
+                    ""
+                } else {
+                    ", or use tag --in-place"
+                }
+            );
+        }
+    }
+    Ok(())
 }

@@ -47,7 +47,10 @@ enum Command {
 /// one line (with its cause chain) and ends with [`EXIT_ERROR`]. A broken
 /// pipe (`pgn960 tag big.pgn | head`) is a normal, quiet end.
 pub fn run() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return argument_error(&err),
+    };
     let result = match cli.command {
         Command::Id(args) => id::run(args),
         Command::Pos(args) => pos::run(args),
@@ -73,4 +76,27 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
             .downcast_ref::<io::Error>()
             .is_some_and(|io_err| io_err.kind() == io::ErrorKind::BrokenPipe)
     })
+}
+
+/// Help and version go to stdout as clap writes them; an unusable argument
+/// becomes one `pgn960:` line on stderr (clap's own message, without its
+/// usage block) and exit code 2, like every other error.
+fn argument_error(err: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        err.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+    ) {
+        let _ = err.print();
+        return ExitCode::from(EXIT_OK);
+    }
+    if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        let _ = err.print();
+        return ExitCode::from(EXIT_ERROR);
+    }
+    let text = err.render().to_string();
+    let first = text.lines().next().unwrap_or_default();
+    let message = first.strip_prefix("error: ").unwrap_or(first);
+    let _ = writeln!(io::stderr(), "pgn960: {message} (see --help)");
+    ExitCode::from(EXIT_ERROR)
 }

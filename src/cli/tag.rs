@@ -10,7 +10,7 @@ use pgn960::input::{self, Opened, Source};
 use pgn960::pipeline::{self, PipelineConfig, PipelineError};
 use pgn960::tag::{TagCounts, TagOptions, apply, tag_batch};
 
-use super::archive::{ArchiveArgs, Progress};
+use super::archive::{ArchiveArgs, Progress, refuse_output_among_inputs};
 use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 
 /// Add or correct the Chess960Id tag of every Chess960 game.
@@ -79,7 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     } else if args.in_place {
         Sink::InPlace
     } else if let Some(path) = &args.output {
-        refuse_to_overwrite_input(path, &sources)?;
+        refuse_output_among_inputs(path, &sources)?;
         let file = File::create(path).with_context(|| format!("{}", path.display()))?;
         Sink::Stream(Box::new(file))
     } else {
@@ -113,6 +113,11 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                 eprintln!("pgn960: {source}: {err}");
                 failed = true;
             }
+            Err(TagError::InPlace(err)) => {
+                progress.finish();
+                eprintln!("pgn960: {source}: not rewritten, left as it was: {err}");
+                failed = true;
+            }
             Err(TagError::Output(err)) => {
                 progress.finish();
                 return Err(err).context(output_name(&args));
@@ -135,9 +140,11 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     })
 }
 
-/// An input problem ends that input; an output problem ends the run.
+/// An input problem ends that input; so does a failure to rewrite it in
+/// place (the original stays as it was); an output problem ends the run.
 enum TagError {
     Input(io::Error),
+    InPlace(io::Error),
     Output(io::Error),
 }
 
@@ -199,45 +206,50 @@ fn tag_in_place(
         .prefix(&format!(".{file_name}."))
         .suffix(input::IN_PLACE_TEMP_SUFFIX)
         .tempfile_in(dir)
-        .map_err(TagError::Output)?;
+        .map_err(|err| {
+            TagError::InPlace(io::Error::new(
+                err.kind(),
+                format!(
+                    "cannot create a temporary file in {}: {}",
+                    dir.display(),
+                    // tempfile's message would repeat the temporary's name.
+                    err.raw_os_error().map_or_else(
+                        || err.to_string(),
+                        |code| { io::Error::from_raw_os_error(code).to_string() }
+                    )
+                ),
+            ))
+        })?;
+    let temp_path = temp.path().to_path_buf();
+    let writing = |err: io::Error| {
+        TagError::InPlace(io::Error::new(
+            err.kind(),
+            format!("writing {}: {err}", temp_path.display()),
+        ))
+    };
     let mut encoder = compression
         .encoder(BufWriter::with_capacity(1 << 20, temp.as_file()))
-        .map_err(TagError::Output)?;
-    let counts = tag_stream(opened, args, options, &mut encoder, progress)?;
+        .map_err(writing)?;
+    let counts = match tag_stream(opened, args, options, &mut encoder, progress) {
+        Err(TagError::Output(err)) => return Err(writing(err)),
+        other => other?,
+    };
     if !counts.changes() {
         return Ok(counts); // the temporary file is removed on drop
     }
-    let writer = encoder.finish().map_err(TagError::Output)?;
+    let writer = encoder.finish().map_err(writing)?;
     writer
         .into_inner()
-        .map_err(|err| TagError::Output(err.into_error()))?;
-    let permissions = fs::metadata(path).map_err(TagError::Output)?.permissions();
+        .map_err(|err| writing(err.into_error()))?;
+    let permissions = fs::metadata(path).map_err(writing)?.permissions();
     temp.as_file()
         .set_permissions(permissions)
         .and_then(|()| temp.as_file().sync_all())
-        .map_err(TagError::Output)?;
-    temp.persist(path)
-        .map_err(|err| TagError::Output(err.error))?;
+        .map_err(writing)?;
+    // Only now, with the new file complete and on disk, does the original
+    // go: rename is atomic, so a kill leaves one file or the other.
+    temp.persist(path).map_err(|err| writing(err.error))?;
     Ok(counts)
-}
-
-fn refuse_to_overwrite_input(output: &Path, sources: &[Source]) -> anyhow::Result<()> {
-    use std::os::unix::fs::MetadataExt;
-    let Ok(output) = fs::metadata(output) else {
-        return Ok(()); // does not exist yet, so it is no input
-    };
-    // The same file under any name: same device and inode (hard links too).
-    for source in sources {
-        if let Some(path) = source.path()
-            && fs::metadata(path).is_ok_and(|m| (m.dev(), m.ino()) == (output.dev(), output.ino()))
-        {
-            bail!(
-                "{}: the output is also an input; use --in-place to rewrite it",
-                path.display()
-            );
-        }
-    }
-    Ok(())
 }
 
 fn print_summary(counts: &TagCounts, check: bool) {

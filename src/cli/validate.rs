@@ -12,7 +12,7 @@ use pgn960::pipeline::{self, PipelineError};
 use pgn960::validate::{Code, Finding, Severity, ValidateOptions, validate_batch};
 use serde::Serialize;
 
-use super::archive::ArchiveArgs;
+use super::archive::{ArchiveArgs, refuse_output_among_inputs};
 use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 
 /// Check Chess960 headers and moves; report every problem with a stable code.
@@ -113,7 +113,8 @@ impl Report {
                 .map_err(pgn960::stats::into_io),
             Format::Jsonl => {
                 let out = self.plain.as_mut().expect("a JSONL report has a writer");
-                serde_json::to_writer(&mut *out, &row).map_err(io::Error::other)?;
+                // `From` keeps the kind of an I/O error, so a broken pipe stays quiet.
+                serde_json::to_writer(&mut *out, &row).map_err(io::Error::from)?;
                 out.write_all(b"\n")
             }
         }
@@ -139,7 +140,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         .as_ref()
         .map_or_else(|| "report".to_string(), |p| p.display().to_string());
     let out: Box<dyn Write> = match &args.report {
-        Some(path) => Box::new(File::create(path).with_context(|| path.display().to_string())?),
+        Some(path) => {
+            refuse_output_among_inputs(path, &args.archive.sources())?;
+            Box::new(File::create(path).with_context(|| path.display().to_string())?)
+        }
         None => Box::new(io::stdout().lock()),
     };
     let mut report =
