@@ -69,19 +69,27 @@ const ZSTD_DECOMPRESS: &str = "zstd -dc {zst} > /dev/null";
 const READER_TAGS: &str = "{examples}/baseline_tags {pgn}";
 /// pgn-reader and shakmaty replaying every move (`examples/`).
 const READER_REPLAY: &str = "{examples}/baseline_replay {pgn}";
+/// pgn-extract checking every game and writing none (Debian `pgn-extract`).
+const PGN_EXTRACT: &str = "/usr/games/pgn-extract -r -s {small}";
+/// python-chess reading (and replaying) every game (`pip install chess`).
+const PYTHON_CHESS: &str = "python3 {support}/read_games.py {small}";
 
-/// The speed cases, one line each. The targets of `tag` and `tag-zst` are
-/// the issue's; `--threads 1` shows what the second core buys. `stats` and
-/// `validate` have no target yet: they are measured against single-threaded
-/// pgn-reader passes doing the least work their output needs.
+/// The speed cases, one line each; the targets are the issues'. `stats`
+/// and `validate` are measured against single-threaded pgn-reader passes
+/// doing the least work their output needs; `--threads 1` shows what the
+/// second core buys. The pgn-extract and python-chess rows only inform:
+/// they run on the small archive, and the ratio is what the README quotes.
 #[rustfmt::skip]
 const CASES: &[Case] = &[
     case("tag", GREP_EVENTS, "{pgn960} tag -q {pgn} -o /dev/null", Some(1.0)),
     case("tag-zst", ZSTD_DECOMPRESS, "{pgn960} tag -q {zst} -o /dev/null", Some(1.25)),
     case("tag-threads-1", GREP_EVENTS, "{pgn960} tag -q --threads 1 {pgn} -o /dev/null", None),
     case("tag-zst-threads-1", ZSTD_DECOMPRESS, "{pgn960} tag -q --threads 1 {zst} -o /dev/null", None),
-    case("stats", READER_TAGS, "{pgn960} stats -q {pgn} -o /dev/null", None),
-    case("validate", READER_REPLAY, "{pgn960} validate -q {pgn} --report /dev/null", None),
+    case("stats", READER_TAGS, "{pgn960} stats -q {pgn} -o /dev/null", Some(1.0)),
+    case("validate", READER_REPLAY, "{pgn960} validate -q {pgn} --report /dev/null", Some(0.7)),
+    case("validate-no-moves", "{pgn960} stats -q {pgn} -o /dev/null", "{pgn960} validate -q --no-moves {pgn} --report /dev/null", Some(1.05)),
+    case("validate-pgn-extract", PGN_EXTRACT, "{pgn960} validate -q {small} --report /dev/null", None),
+    case("validate-python-chess", PYTHON_CHESS, "{pgn960} validate -q {small} --report /dev/null", None),
 ];
 
 /// A memory case: the peak resident set size of one run of `command` (same
@@ -189,6 +197,11 @@ impl Paths {
             .replace("{examples}", &show(&self.examples))
             .replace("{pgn}", &show(&self.dataset.pgn))
             .replace("{zst}", &show(&self.dataset.zst))
+            .replace("{small}", &show(&self.dataset.small))
+            .replace(
+                "{support}",
+                &show(&Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/support")),
+            )
     }
 }
 

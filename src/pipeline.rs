@@ -72,7 +72,7 @@ where
     R: Read + Send,
     T: Send,
     W: Fn(&Batch) -> T + Sync,
-    C: FnMut(Batch, T) -> Result<(), E>,
+    C: FnMut(&Batch, T) -> Result<(), E>,
 {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads.max(1))
@@ -94,10 +94,16 @@ where
             .batch_bytes(config.batch_bytes)
             .line_numbers(config.line_numbers);
         let (result_tx, result_rx) = mpsc::channel::<(u64, Batch, T)>();
+        // Consumed batches' buffers go back to the splitter: reusing them
+        // spares the kernel zeroing fresh pages for every batch.
+        let (spare_tx, spare_rx) = mpsc::channel::<Vec<u8>>();
         let reader = scope.spawn(move || -> io::Result<()> {
             pool.in_place_scope(|jobs| {
                 let mut seq = 0u64;
                 loop {
+                    while let Ok(buffer) = spare_rx.try_recv() {
+                        games.recycle(buffer);
+                    }
                     let Some(batch) = games.next_batch()? else {
                         return Ok(());
                     };
@@ -115,7 +121,7 @@ where
             })
         });
 
-        let consumed = consume_in_order(result_rx, budget, &mut consume);
+        let consumed = consume_in_order(result_rx, budget, &spare_tx, &mut consume);
         budget.close();
         let read = reader.join().expect("the reader thread does not panic");
         consumed
@@ -225,7 +231,8 @@ impl BufRead for ChunkReader {
 fn consume_in_order<T, E>(
     results: mpsc::Receiver<(u64, Batch, T)>,
     budget: &Budget,
-    consume: &mut impl FnMut(Batch, T) -> Result<(), E>,
+    spare: &mpsc::Sender<Vec<u8>>,
+    consume: &mut impl FnMut(&Batch, T) -> Result<(), E>,
 ) -> Result<(), E> {
     let mut pending = BTreeMap::new();
     let mut next = 0u64;
@@ -233,7 +240,8 @@ fn consume_in_order<T, E>(
         pending.insert(seq, (batch, result));
         while let Some((batch, result)) = pending.remove(&next) {
             let cost = batch_cost(&batch);
-            consume(batch, result)?;
+            consume(&batch, result)?;
+            let _ = spare.send(batch.data);
             budget.give_back(cost);
             next += 1;
         }

@@ -22,12 +22,20 @@ const SEED: u64 = 960;
 /// Compression level of the `.zst` copy (zstd's default).
 const ZSTD_LEVEL: i32 = 3;
 
-/// The benchmark archive, plain and compressed.
+/// Games in the small archive, for baselines too slow for the large one.
+const SMALL_GAMES: u64 = 2_000;
+/// The real games the small archive starts with.
+const SMALL_REAL: &str = "tcec-s16-frc-sufi.pgn";
+
+/// The benchmark archive, plain and compressed, and a small one.
 pub struct Dataset {
     pub pgn: PathBuf,
     pub zst: PathBuf,
     /// Bytes of the plain archive.
     pub bytes: u64,
+    /// A few MB for comparisons with slow tools (pgn-extract, python-chess):
+    /// 20 TCEC games, then generated lichess-dialect games.
+    pub small: PathBuf,
 }
 
 /// Returns the archive in `dir`, building whatever is missing.
@@ -61,8 +69,25 @@ pub fn ensure(dir: &Path) -> io::Result<Dataset> {
         })?;
         eprintln!("  {:.1} s", started.elapsed().as_secs_f64());
     }
+    let small = dir.join("bench-small.pgn");
+    if !small.exists() {
+        let real = find_tcec()?.with_file_name(SMALL_REAL);
+        write_atomically(&small, |out| {
+            io::copy(&mut File::open(&real)?, out)?;
+            let mut generator = Lichess960::new(SEED + 1);
+            for _ in 0..SMALL_GAMES {
+                generator.write_game(out)?;
+            }
+            Ok(())
+        })?;
+    }
     let bytes = fs::metadata(&pgn)?.len();
-    Ok(Dataset { pgn, zst, bytes })
+    Ok(Dataset {
+        pgn,
+        zst,
+        bytes,
+        small,
+    })
 }
 
 /// Writes the TCEC archive, then generated games until the target size.

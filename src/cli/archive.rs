@@ -12,8 +12,9 @@ use std::time::Duration;
 
 use anyhow::bail;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use pgn960::input::Source;
-use pgn960::pipeline::PipelineConfig;
+use pgn960::input::{self, Opened, Source};
+use pgn960::pipeline::{self, PipelineConfig, PipelineError};
+use pgn960::split::Batch;
 
 /// Inputs and run options common to the archive commands.
 #[derive(clap::Args, Debug)]
@@ -86,6 +87,69 @@ impl ArchiveArgs {
             games: 0,
         }
     }
+}
+
+/// Runs the pipeline over one opened input, keeping `progress` up to date.
+///
+/// # Errors
+///
+/// As [`pipeline::run`]: the input's read error, or the first error of
+/// `consume`.
+pub fn run_input<T: Send, E>(
+    opened: Opened,
+    config: PipelineConfig,
+    progress: &mut Progress,
+    work: impl Fn(&Batch) -> T + Sync,
+    mut consume: impl FnMut(&Batch, T) -> Result<(), E>,
+) -> Result<(), PipelineError<E>> {
+    let raw_read = Arc::clone(&opened.raw_read);
+    let result = pipeline::run(opened.reader, config, work, |batch, result| {
+        progress.update(&raw_read, batch.games.len());
+        consume(batch, result)
+    });
+    progress.finish_input(&raw_read);
+    result
+}
+
+/// Runs the pipeline over every input in turn. An input that cannot be
+/// opened or read is reported on stderr as one line and the run goes on
+/// with the next; an error of `consume` (writing the output) ends the run.
+///
+/// Returns whether some input could not be read.
+///
+/// # Errors
+///
+/// The first error of `consume`.
+pub fn run_inputs<T: Send, E>(
+    sources: &[Source],
+    config: PipelineConfig,
+    progress: &mut Progress,
+    work: impl Fn(&Batch) -> T + Sync,
+    mut consume: impl FnMut(&Source, &Batch, T) -> Result<(), E>,
+) -> Result<bool, E> {
+    let mut failed = false;
+    for source in sources {
+        let result = input::open(source)
+            .map_err(PipelineError::Read)
+            .and_then(|opened| {
+                run_input(opened, config, progress, &work, |batch, result| {
+                    consume(source, batch, result)
+                })
+            });
+        match result {
+            Ok(()) => {}
+            Err(PipelineError::Read(err)) => {
+                progress.finish();
+                eprintln!("pgn960: {source}: {err}");
+                failed = true;
+            }
+            Err(PipelineError::Consume(err)) => {
+                progress.finish();
+                return Err(err);
+            }
+        }
+    }
+    Ok(failed)
 }
 
 /// Progress over a run: raw bytes read of the total, and games per second.

@@ -6,13 +6,11 @@ use std::io::{self, BufReader, BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::{Context, bail};
-use pgn960::input;
-use pgn960::pipeline::{self, PipelineError};
 use pgn960::stats::{
     GroupBy, StatsOptions, StatsSummary, StatsTable, read_csv, stats_batch, write_csv,
 };
 
-use super::archive::ArchiveArgs;
+use super::archive::{ArchiveArgs, run_inputs};
 use super::{EXIT_ERROR, EXIT_OK};
 
 /// Count results per Chess960 start position and write them as CSV.
@@ -88,36 +86,18 @@ fn count_inputs(args: &Args) -> (StatsTable, bool, bool) {
     let mut progress = args.archive.progress(&sources);
     let mut table = StatsTable::default();
     let mut summary = StatsSummary::default();
-    let mut failed = false;
-    for source in &sources {
-        let opened = match input::open(source) {
-            Ok(opened) => opened,
-            Err(err) => {
-                progress.finish();
-                eprintln!("pgn960: {source}: {err}");
-                failed = true;
-                continue;
-            }
-        };
-        let raw_read = opened.raw_read.clone();
-        let result = pipeline::run(
-            opened.reader,
-            args.archive.pipeline(),
-            |batch| stats_batch(batch, &options),
-            |batch, (batch_table, batch_summary)| {
-                table.merge(&batch_table);
-                summary.merge(&batch_summary);
-                progress.update(&raw_read, batch.games.len());
-                Ok::<_, std::convert::Infallible>(())
-            },
-        );
-        progress.finish_input(&raw_read);
-        if let Err(PipelineError::Read(err)) = result {
-            progress.finish();
-            eprintln!("pgn960: {source}: {err}");
-            failed = true;
-        }
-    }
+    let failed = run_inputs(
+        &sources,
+        args.archive.pipeline(),
+        &mut progress,
+        |batch| stats_batch(batch, &options),
+        |_, _, (batch_table, batch_summary)| {
+            table.merge(&batch_table);
+            summary.merge(&batch_summary);
+            Ok::<_, std::convert::Infallible>(())
+        },
+    )
+    .unwrap_or_else(|never| match never {});
     progress.finish();
     if !args.archive.quiet {
         print_summary(&summary, &table);

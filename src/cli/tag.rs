@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use pgn960::input::{self, Opened, Source};
-use pgn960::pipeline::{self, PipelineConfig, PipelineError};
+use pgn960::pipeline::{PipelineConfig, PipelineError};
 use pgn960::tag::{TagCounts, TagOptions, apply, tag_batch};
 
-use super::archive::{ArchiveArgs, Progress, refuse_output_among_inputs};
+use super::archive::{ArchiveArgs, Progress, refuse_output_among_inputs, run_input};
 use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 
 /// Add or correct the Chess960Id tag of every Chess960 game.
@@ -162,22 +162,21 @@ fn tag_stream(
     out: &mut impl Write,
     progress: &mut Progress,
 ) -> Result<TagCounts, TagError> {
-    let raw_read = opened.raw_read.clone();
     let mut counts = TagCounts::default();
-    let result = pipeline::run(
-        opened.reader,
-        PipelineConfig {
-            line_numbers: false, // tag shows no line numbers
-            ..args.archive.pipeline()
-        },
+    let config = PipelineConfig {
+        line_numbers: false, // tag shows no line numbers
+        ..args.archive.pipeline()
+    };
+    let result = run_input(
+        opened,
+        config,
+        progress,
         |batch| tag_batch(batch, options),
         |batch, (edits, batch_counts)| {
             counts.merge(&batch_counts);
-            progress.update(&raw_read, batch.games.len());
             apply(&batch.data, &edits, out)
         },
     );
-    progress.finish_input(&raw_read);
     match result {
         Ok(()) => Ok(counts),
         Err(PipelineError::Read(err)) => Err(TagError::Input(err)),

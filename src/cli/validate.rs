@@ -7,12 +7,10 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::Context;
-use pgn960::input;
-use pgn960::pipeline::{self, PipelineError};
 use pgn960::validate::{Code, Finding, Severity, ValidateOptions, validate_batch};
 use serde::Serialize;
 
-use super::archive::{ArchiveArgs, refuse_output_among_inputs};
+use super::archive::{ArchiveArgs, refuse_output_among_inputs, run_inputs};
 use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 
 /// Check Chess960 headers and moves; report every problem with a stable code.
@@ -153,47 +151,22 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let mut progress = args.archive.progress(&sources);
     let mut per_code: BTreeMap<Code, u64> = BTreeMap::new();
     let mut games = 0u64;
-    let mut failed = false;
-    for source in &sources {
-        let name = source.to_string();
-        let opened = match input::open(source) {
-            Ok(opened) => opened,
-            Err(err) => {
-                progress.finish();
-                eprintln!("pgn960: {source}: {err}");
-                failed = true;
-                continue;
+    let failed = run_inputs(
+        &sources,
+        args.archive.pipeline(),
+        &mut progress,
+        |batch| validate_batch(batch, options),
+        |source, batch, findings| {
+            games += batch.games.len() as u64;
+            let name = source.to_string();
+            for finding in &findings {
+                *per_code.entry(finding.code).or_default() += 1;
+                report.write(&name, finding)?;
             }
-        };
-        let raw_read = opened.raw_read.clone();
-        let result = pipeline::run(
-            opened.reader,
-            args.archive.pipeline(),
-            |batch| validate_batch(batch, options),
-            |batch, findings| {
-                games += batch.games.len() as u64;
-                progress.update(&raw_read, batch.games.len());
-                for finding in &findings {
-                    *per_code.entry(finding.code).or_default() += 1;
-                    report.write(&name, finding)?;
-                }
-                Ok::<_, io::Error>(())
-            },
-        );
-        progress.finish_input(&raw_read);
-        match result {
-            Ok(()) => {}
-            Err(PipelineError::Read(err)) => {
-                progress.finish();
-                eprintln!("pgn960: {source}: {err}");
-                failed = true;
-            }
-            Err(PipelineError::Consume(err)) => {
-                progress.finish();
-                return Err(err).context(format!("writing {report_name}"));
-            }
-        }
-    }
+            Ok::<_, io::Error>(())
+        },
+    )
+    .with_context(|| format!("writing {report_name}"))?;
     report
         .flush()
         .with_context(|| format!("writing {report_name}"))?;
