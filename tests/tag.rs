@@ -868,6 +868,34 @@ fn in_place_rewrites_plain_and_zstd_and_leaves_tagged_files_alone() {
     );
 }
 
+/// `--in-place` through a symbolic link rewrites the file it points to, in
+/// that file's directory, and leaves the link a link.
+#[test]
+fn in_place_through_a_symlink_rewrites_its_target() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (real_dir, link_dir) = (dir.path().join("real"), dir.path().join("links"));
+    fs::create_dir(&real_dir).expect("mkdir");
+    fs::create_dir(&link_dir).expect("mkdir");
+    let source = data_file("real/tcec-s16-frc-sufi.pgn");
+    let tagged = pgn960(&["tag", utf8(&source)], None).ok("tag");
+    let target = real_dir.join("games.pgn");
+    let link = link_dir.join("games.pgn");
+    fs::write(&target, read_pgn(&source)).expect("writable");
+    std::os::unix::fs::symlink(&target, &link).expect("a symbolic link");
+
+    pgn960(&["tag", "-q", "--in-place", utf8(&link)], None).ok("tag --in-place LINK");
+    assert!(
+        fs::symlink_metadata(&link)
+            .expect("the link")
+            .file_type()
+            .is_symlink(),
+        "the link is still a link"
+    );
+    assert_same_bytes(&fs::read(&target).expect("the target"), &tagged, "target");
+    assert_eq!(names_in(&real_dir), ["games.pgn"], "no temporary left");
+    assert_eq!(names_in(&link_dir), ["games.pgn"], "no temporary left");
+}
+
 #[test]
 fn in_place_on_a_damaged_file_leaves_it_intact() {
     let dir = tempfile::tempdir().expect("a temporary directory");

@@ -191,7 +191,10 @@ fn tag_in_place(
     options: TagOptions,
     progress: &mut Progress,
 ) -> Result<TagCounts, TagError> {
-    let path = source.path().expect("--in-place refuses standard input");
+    let given = source.path().expect("--in-place refuses standard input");
+    // Through a symbolic link, the file it points to is rewritten (in its
+    // own directory) and the link stays a link.
+    let path = &fs::canonicalize(given).map_err(TagError::InPlace)?;
     let compression = opened.compression;
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
