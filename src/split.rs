@@ -81,9 +81,13 @@ pub struct Game {
     pub range: Range<usize>,
     /// Which of [`Batch::tags`] belong to this game.
     pub tags: Range<usize>,
-    /// Where a new tag line goes: after the last tag line when that line
-    /// holds only tags, else before the first tag line.
-    pub insert_at: usize,
+    /// Where a new tag line goes: after the last tag line that holds only
+    /// tags and ends; without one, before the first tag line — unless the
+    /// game began by repeating a tag of the game before it (archives of
+    /// tags only), where a line put first would join the two games: then
+    /// right after the first tag pair, or, when that pair is broken, nowhere
+    /// (`None`).
+    pub insert_at: Option<usize>,
     /// The line ending a tag line inserted at `insert_at` takes: that of the
     /// line it follows (or, inserted before the first tag line, that line's).
     pub line_ending: LineEnding,
@@ -459,6 +463,9 @@ struct Current {
     last_line_ending: Option<LineEnding>,
     /// This "game" is the tail of an oversized game already handed out.
     continuation: bool,
+    /// The game began where a tag the game before already had came again
+    /// after a blank line (archives of tags only).
+    by_repeated_tag: bool,
     /// The names of this game's first tags, once it has more than
     /// [`NAME_SET_FROM`] (see [`Scanner::current_has_tag`]).
     names: TagNames,
@@ -482,6 +489,7 @@ impl Current {
             first_line_ending: None,
             last_line_ending: None,
             continuation: false,
+            by_repeated_tag: false,
             names: TagNames::default(),
         }
     }
@@ -750,13 +758,16 @@ impl Scanner {
                 let Some(name) = tag_name_at(buf, at) else {
                     return self.movetext_from(at);
                 };
-                let boundary = match self.current.section {
+                let section_before = self.current.section;
+                let boundary = match section_before {
                     Section::Movetext => true,
                     Section::Tags { blank_line: true } => self.current_has_tag(buf, name),
                     Section::Tags { blank_line: false } | Section::Preamble => false,
                 };
                 if boundary {
                     self.end_game(line);
+                    self.current.by_repeated_tag =
+                        matches!(section_before, Section::Tags { blank_line: true });
                 }
                 self.current.section = Section::Tags { blank_line: false };
                 self.tag_line(buf, line, at, eol);
@@ -852,10 +863,10 @@ impl Scanner {
         }
         // Callers make sure a `\r` at `eol` is followed by its next byte
         // (or the end of input), so `\r\n` is never mistaken for `\r`.
-        self.current.after_last_tag_line = (clean && eol < buf.len()).then(|| {
+        if clean && eol < buf.len() {
             self.current.last_line_ending = Some(ending);
-            eol + ending.as_bytes().len()
-        });
+            self.current.after_last_tag_line = Some(eol + ending.as_bytes().len());
+        }
     }
 
     /// Ends the current game just before `at`; a new one starts there.
@@ -876,10 +887,16 @@ impl Scanner {
 
     fn game_record_at(&self, end: usize, continued: bool, cut_off: bool, at_end: bool) -> Game {
         let current = &self.current;
-        let insert_at = current
-            .after_last_tag_line
-            .or(current.first_tag_line)
-            .unwrap_or(current.start);
+        let insert_at = match (current.after_last_tag_line, current.first_tag_line) {
+            (Some(after), _) => Some(after),
+            (None, Some(first)) if !current.by_repeated_tag => Some(first),
+            (None, Some(_)) => self
+                .tags
+                .get(current.tags_from)
+                .filter(|tag| tag.well_formed)
+                .map(|tag| tag.end),
+            (None, None) => Some(current.start),
+        };
         Game {
             index: 0,
             line: 0,

@@ -123,7 +123,19 @@ fn tag_game(
         (Kind::Unreadable, _) => return counts.unreadable += 1,
         _ => return counts.standard += 1,
     };
-    counts.chess960 += 1;
+    // Counted here, and added to `counts` only if the game can be tagged.
+    let mut local = TagCounts {
+        games: 1,
+        chess960: 1,
+        ..TagCounts::default()
+    };
+    counts.games -= 1;
+    // An id tag we cannot rewrite safely, or no place for a new one that
+    // keeps the game where it is: leave the game alone.
+    let unreadable = |counts: &mut TagCounts| {
+        counts.games += 1;
+        counts.unreadable += 1;
+    };
 
     let mut wanted = vec![(ID_TAG, rank.scharnagl())];
     if options.fritz9 {
@@ -141,34 +153,35 @@ fn tag_game(
         if existing.is_empty() {
             inserts.extend_from_slice(format!("[{name} \"{value}\"]").as_bytes());
             inserts.extend_from_slice(game.line_ending.as_bytes());
-            counts.added += 1;
+            local.added += 1;
         } else if existing.iter().any(|tag| !tag.well_formed) {
-            // An id tag we cannot rewrite safely: leave the game alone.
-            counts.unreadable += 1;
-            counts.chess960 -= 1;
-            return;
+            return unreadable(counts);
         } else {
             for tag in existing {
                 if batch.raw_value(tag) == value.as_bytes() {
-                    counts.already_right += 1;
+                    local.already_right += 1;
                 } else {
                     game_edits.push(Edit {
                         at: tag.value.start,
                         remove: tag.value.len(),
                         insert: value.clone().into_bytes(),
                     });
-                    counts.rewritten += 1;
+                    local.rewritten += 1;
                 }
             }
         }
     }
     if !inserts.is_empty() {
+        let Some(at) = game.insert_at else {
+            return unreadable(counts);
+        };
         game_edits.push(Edit {
-            at: game.insert_at,
+            at,
             remove: 0,
             insert: inserts,
         });
     }
+    counts.merge(&local);
     game_edits.sort_by_key(|edit| edit.at);
     edits.extend(game_edits);
 }

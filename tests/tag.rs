@@ -1040,6 +1040,39 @@ fn an_inserted_line_ending_does_not_join_the_next_line() {
     );
 }
 
+/// In an archive of tags only, a game begins where a tag of the game before
+/// comes again after a blank line. A new id line put before such a game's
+/// first tag would not repeat a tag, and a second run would join the two
+/// games (found by fuzzing): the line goes after the last complete tag line
+/// instead, or, with none, right after the first tag pair.
+#[test]
+fn a_new_id_keeps_a_tags_only_game_apart_from_the_one_before() {
+    let fen = "[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1\"]";
+    let cases = [
+        // The last tag line has no line end (the end of the file).
+        (
+            format!("[Event \"a\"]\n[Site \"x\"]\n\n[Event \"b\"]\n{fen}"),
+            format!("[Event \"a\"]\n[Site \"x\"]\n\n[Event \"b\"]\n[Chess960Id \"0\"]\n{fen}"),
+        ),
+        // One tag line only, without a line end.
+        (
+            format!("[Event \"a\"]\n\n[Event \"b\"]{fen}"),
+            format!("[Event \"a\"]\n\n[Event \"b\"][Chess960Id \"0\"]\n{fen}"),
+        ),
+        // Moves on the only tag line.
+        (
+            format!("[Event \"a\"]\n\n[Event \"b\"]{fen} 1. e4 *\n"),
+            format!("[Event \"a\"]\n\n[Event \"b\"][Chess960Id \"0\"]\n{fen} 1. e4 *\n"),
+        ),
+    ];
+    for (input, expected) in cases {
+        let once = pgn960(&["tag", "-q"], Some(input.as_bytes())).ok("tag");
+        assert_same_bytes(&once, expected.as_bytes(), &input);
+        let twice = pgn960(&["tag"], Some(&once)).ok("tag again");
+        assert_same_bytes(&twice, &once, "tagging twice");
+    }
+}
+
 /// Every complete game read before a read error (here a truncated zstd
 /// file) is written, then the error is reported. (The games decoded but
 /// not yet handed out as a batch, up to 2 MiB, were silently dropped.)
