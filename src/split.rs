@@ -23,8 +23,8 @@
 //!
 //! Memory stays bounded whatever the input: a game that grows past
 //! [`GameReader::max_game_bytes`] (or past 65,536 tag pairs) is handed out
-//! in pieces (the first piece
-//! holds its tag section; later pieces are [`Batch::continuation`] bytes).
+//! in pieces (the first piece holds its tag section; later pieces are
+//! [`Batch::continuation`] bytes).
 
 use std::collections::HashSet;
 use std::io::{self, BufRead, BufReader, Read};
@@ -400,7 +400,7 @@ pub(crate) fn line_start(data: &[u8], at: usize) -> usize {
 pub(crate) fn count_line_ends(data: &[u8], from: usize, to: usize, cr_before: bool) -> u64 {
     let slice = &data[from..to];
     let newlines = memchr::memchr_iter(b'\n', slice).count() as u64;
-    let prev_cr = if from == 0 {
+    let mut prev_cr = if from == 0 {
         cr_before
     } else {
         data[from - 1] == b'\r'
@@ -411,7 +411,6 @@ pub(crate) fn count_line_ends(data: &[u8], from: usize, to: usize, cr_before: bo
         return newlines - u64::from(joined);
     }
     let mut lines = 0;
-    let mut prev_cr = prev_cr;
     for &b in slice {
         match b {
             b'\n' if !prev_cr => lines += 1,

@@ -1,5 +1,7 @@
 //! What every archive command (`tag`, `stats`, `validate`) shares on the
-//! command line: the input list, `--threads`, `--quiet`, and the progress bar.
+//! command line: the input list, `--threads`, `--quiet`, the progress bar,
+//! the walk over the inputs (one bad input never stops the others), and
+//! the refusal of an output file that is also an input.
 
 use std::fs;
 use std::io::{self, IsTerminal};
