@@ -216,6 +216,52 @@ pub fn apply(data: &[u8], edits: &[Edit], out: &mut impl Write) -> io::Result<()
     Ok(())
 }
 
+/// The input with every [`ID_TAG`] and [`FRITZ9_TAG`] pair removed — from
+/// its `[` to its `]`, with the line ending right after it — that the
+/// splitter reads as a tag of some game: what `tag` may change. Tagging
+/// promises `strip_ids(tagged) == strip_ids(input)`; the tests and the
+/// `split_tag` fuzz target check it.
+///
+/// Only real tags count: text like `[Chess960Id "1` inside a comment is
+/// left alone, however it ends.
+///
+/// # Example
+///
+/// ```
+/// use pgn960::tag::strip_ids;
+///
+/// let tagged = b"[Event \"x\"]\n[Chess960Id \"0\"]\n\n1. e4 { [Chess960Id \"5\"] } *\n";
+/// assert_eq!(strip_ids(tagged), b"[Event \"x\"]\n\n1. e4 { [Chess960Id \"5\"] } *\n");
+/// ```
+pub fn strip_ids(input: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(input.len());
+    let mut copied = 0;
+    let mut offset = 0;
+    let mut reader = GameReader::new(input);
+    while let Ok(Some(batch)) = reader.next_batch() {
+        for tag in &batch.tags {
+            if !is_named(&batch, tag, ID_TAG) && !is_named(&batch, tag, FRITZ9_TAG) {
+                continue;
+            }
+            let open = batch.data[..tag.name.start]
+                .iter()
+                .rposition(|&b| b == b'[')
+                .expect("a tag name follows its `[`");
+            let rest = &batch.data[tag.end..];
+            let ending = if rest.starts_with(b"\r\n") {
+                2
+            } else {
+                usize::from(matches!(rest.first(), Some(b'\n' | b'\r')))
+            };
+            out.extend_from_slice(&input[copied..offset + open]);
+            copied = offset + tag.end + ending;
+        }
+        offset += batch.data.len();
+    }
+    out.extend_from_slice(&input[copied..]);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -286,50 +332,4 @@ mod tests {
             format!("[Chess960Id \"0\"]\n[FEN \"{FEN_0}\"] 1. e4 *\n")
         );
     }
-}
-
-/// The input with every [`ID_TAG`] and [`FRITZ9_TAG`] pair removed — from
-/// its `[` to its `]`, with the line ending right after it — that the
-/// splitter reads as a tag of some game: what `tag` may change. Tagging
-/// promises `strip_ids(tagged) == strip_ids(input)`; the tests and the
-/// `split_tag` fuzz target check it.
-///
-/// Only real tags count: text like `[Chess960Id "1` inside a comment is
-/// left alone, however it ends.
-///
-/// # Example
-///
-/// ```
-/// use pgn960::tag::strip_ids;
-///
-/// let tagged = b"[Event \"x\"]\n[Chess960Id \"0\"]\n\n1. e4 { [Chess960Id \"5\"] } *\n";
-/// assert_eq!(strip_ids(tagged), b"[Event \"x\"]\n\n1. e4 { [Chess960Id \"5\"] } *\n");
-/// ```
-pub fn strip_ids(input: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(input.len());
-    let mut copied = 0;
-    let mut offset = 0;
-    let mut reader = GameReader::new(input);
-    while let Ok(Some(batch)) = reader.next_batch() {
-        for tag in &batch.tags {
-            if !is_named(&batch, tag, ID_TAG) && !is_named(&batch, tag, FRITZ9_TAG) {
-                continue;
-            }
-            let open = batch.data[..tag.name.start]
-                .iter()
-                .rposition(|&b| b == b'[')
-                .expect("a tag name follows its `[`");
-            let rest = &batch.data[tag.end..];
-            let ending = if rest.starts_with(b"\r\n") {
-                2
-            } else {
-                usize::from(matches!(rest.first(), Some(b'\n' | b'\r')))
-            };
-            out.extend_from_slice(&input[copied..offset + open]);
-            copied = offset + tag.end + ending;
-        }
-        offset += batch.data.len();
-    }
-    out.extend_from_slice(&input[copied..]);
-    out
 }
