@@ -278,21 +278,22 @@ impl<'a> GameCheck<'a> {
         let mut result_tag = None;
 
         for tag in tags {
-            if is_named(batch, tag, "Variant") {
+            let is = |name| is_named(batch, tag, name);
+            if is("Variant") {
                 variant = (Variant::from_value(&tag_value(batch, tag)), Some(tag));
-            } else if is_named(batch, tag, "SetUp") {
+            } else if is("SetUp") {
                 setup_one = tag_value(batch, tag).trim_ascii() == b"1";
                 setup_tag = Some(tag);
-            } else if is_named(batch, tag, "FEN") {
+            } else if is("FEN") {
                 match self.read_fen(tag) {
                     Some(fen) => fens.push(fen),
                     None => fen_broken = true,
                 }
-            } else if is_named(batch, tag, "Chess960Id") {
+            } else if is("Chess960Id") {
                 id_tags.push((tag, false));
-            } else if is_named(batch, tag, "Chess960Fritz9Id") {
+            } else if is("Chess960Fritz9Id") {
                 id_tags.push((tag, true));
-            } else if is_named(batch, tag, "Result") {
+            } else if is("Result") {
                 result_tag = Some(tag);
             }
         }
@@ -516,20 +517,22 @@ impl<'a> GameCheck<'a> {
                 None
             }
         };
-        // The rest of the fields: shakmaty reads them (with the castling
-        // field blanked, as it was checked above).
-        let mut blanked: Vec<&str> = fields.clone();
-        blanked[2] = "-";
-        let setup = match Fen::from_ascii(blanked.join(" ").as_bytes()) {
-            Ok(fen) => {
-                let mut setup = fen.into_setup();
-                if castling.is_some()
-                    && let Ok(full) = Fen::from_ascii(fields.join(" ").as_bytes())
-                {
-                    setup.castling_rights = full.into_setup().castling_rights;
-                }
-                turn.map(|_| setup)
-            }
+        // The rest of the fields: shakmaty reads them, the castling field
+        // too when it passed the check above, else with it blanked.
+        let whole = castling
+            .is_some()
+            .then(|| Fen::from_ascii(fields.join(" ").as_bytes()).ok())
+            .flatten();
+        let parsed = whole.map_or_else(
+            || {
+                let mut blanked = fields.clone();
+                blanked[2] = "-";
+                Fen::from_ascii(blanked.join(" ").as_bytes())
+            },
+            Ok,
+        );
+        let setup = match parsed {
+            Ok(fen) => turn.map(|_| fen.into_setup()),
             // A bad side to move is reported above; shakmaty would repeat it.
             Err(_) if turn.is_none() => None,
             Err(err) => {
