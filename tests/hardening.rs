@@ -1860,6 +1860,14 @@ fn one_unreadable_file_among_many() {
     );
 }
 
+/// Runs `pgn960 ARGS` and asserts exit code 2 with one error line that
+/// mentions every one of `parts`.
+fn assert_refused(args: &[&str], stdin: Option<&[u8]>, parts: &[&str]) {
+    let run = pgn960(args, stdin);
+    assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+    assert_one_error_line(&run.stderr, parts, &format!("{args:?}"));
+}
+
 /// Other unusable outputs (and `--in-place` on standard input): exit 2, one line.
 #[test]
 fn unusable_outputs_are_one_line_and_exit_2() {
@@ -1869,25 +1877,36 @@ fn unusable_outputs_are_one_line_and_exit_2() {
     let file_str = file.to_str().expect("UTF-8");
     // An output path below a regular file.
     let below = format!("{file_str}/out.pgn");
-    let run = pgn960(&["tag", "-q", file_str, "-o", &below], None);
-    assert_eq!(run.code, 2);
-    assert_one_error_line(&run.stderr, &[&below, "Not a directory"], "-o below a file");
-    let run = pgn960(&["stats", "-q", file_str, "-o", &below], None);
-    assert_eq!(run.code, 2);
-    assert_one_error_line(&run.stderr, &[&below], "stats -o below a file");
-    let run = pgn960(&["validate", "-q", file_str, "--report", &below], None);
-    assert_eq!(run.code, 2);
-    assert_one_error_line(&run.stderr, &[&below], "validate --report below a file");
+    assert_refused(
+        &["tag", "-q", file_str, "-o", &below],
+        None,
+        &[&below, "Not a directory"],
+    );
+    assert_refused(&["stats", "-q", file_str, "-o", &below], None, &[&below]);
+    assert_refused(
+        &["validate", "-q", file_str, "--report", &below],
+        None,
+        &[&below],
+    );
 
     // --in-place needs files.
-    let run = pgn960(&["tag", "-q", "--in-place", "-"], Some(&sample()));
-    assert_eq!(run.code, 2);
-    assert_one_error_line(&run.stderr, &["standard input"], "--in-place -");
+    assert_refused(
+        &["tag", "-q", "--in-place", "-"],
+        Some(&sample()),
+        &["standard input"],
+    );
 
     // The output is an input: refused before anything is written.
-    let run = pgn960(&["tag", "-q", file_str, "-o", file_str], None);
-    assert_eq!(run.code, 2);
-    assert_one_error_line(&run.stderr, &[file_str, "also an input"], "-o INPUT");
+    assert_refused(
+        &["tag", "-q", file_str, "-o", file_str],
+        None,
+        &[file_str, "also an input"],
+    );
+    assert_refused(
+        &["validate", "-q", file_str, "--report", file_str],
+        None,
+        &[file_str, "also an input"],
+    );
     assert!(fs::read(&file).expect("readable") == sample());
 }
 
@@ -1905,12 +1924,10 @@ fn output_that_is_the_input_under_another_name_is_refused() {
     let file_str = file.to_str().expect("UTF-8");
     for other in [&hard, &soft] {
         let other = other.to_str().expect("UTF-8");
-        let run = pgn960(&["tag", "-q", file_str, "-o", other], None);
-        assert_eq!(run.code, 2, "tag {file_str} -o {other}: {}", run.stderr);
-        assert_one_error_line(
-            &run.stderr,
+        assert_refused(
+            &["tag", "-q", file_str, "-o", other],
+            None,
             &["also an input"],
-            "-o another name of the input",
         );
         assert!(
             fs::read(&file).expect("readable") == sample(),
