@@ -6,6 +6,7 @@ use std::io::{self, BufReader, BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::{Context, bail};
+use pgn960::pipeline::PipelineConfig;
 use pgn960::stats::{
     GroupBy, StatsOptions, StatsSummary, StatsTable, read_csv, stats_batch, write_csv,
 };
@@ -86,9 +87,13 @@ fn count_inputs(args: &Args) -> (StatsTable, bool, bool) {
     let mut progress = args.archive.progress(&sources);
     let mut table = StatsTable::default();
     let mut summary = StatsSummary::default();
+    let config = PipelineConfig {
+        line_numbers: false, // no line is reported
+        ..args.archive.pipeline()
+    };
     let failed = run_inputs(
         &sources,
-        args.archive.pipeline(),
+        config,
         &mut progress,
         |batch| stats_batch(batch, &options),
         |_, _, (batch_table, batch_summary)| {
