@@ -125,17 +125,12 @@ fn tag_game(
     };
     // Counted here, and added to `counts` only if the game can be tagged.
     let mut local = TagCounts {
-        games: 1,
         chess960: 1,
         ..TagCounts::default()
     };
-    counts.games -= 1;
     // An id tag we cannot rewrite safely, or no place for a new one that
     // keeps the game where it is: leave the game alone.
-    let unreadable = |counts: &mut TagCounts| {
-        counts.games += 1;
-        counts.unreadable += 1;
-    };
+    let unreadable = |counts: &mut TagCounts| counts.unreadable += 1;
 
     let mut wanted = vec![(ID_TAG, rank.scharnagl())];
     if options.fritz9 {
