@@ -6,7 +6,8 @@
 //! rayon pool does the per-game work on whole batches; the calling thread
 //! receives the results and re-sequences them, so output never depends on
 //! the thread count or on timing. The bytes of batches in flight are
-//! bounded (see [`Budget`]), which bounds memory whatever the input.
+//! bounded (at most 32 MiB, whatever the thread count), which bounds
+//! memory whatever the input.
 
 use std::collections::BTreeMap;
 use std::io::{self, BufRead, Read};
