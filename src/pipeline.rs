@@ -2,7 +2,8 @@
 //! archive command walks its input.
 //!
 //! One thread reads (and decompresses) the input a few chunks ahead; one
-//! splits it into [`Batch`]es of whole games (cheap, sequential work); a
+//! splits it into [`Batch`]es of whole games (sequential work, and what
+//! bounds the speed of `tag` and `stats`: see the README); a
 //! rayon pool does the per-game work on whole batches; the calling thread
 //! receives the results and re-sequences them, so output never depends on
 //! the thread count or on timing. The bytes of batches in flight are
