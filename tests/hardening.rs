@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use pgn960::input::{self, Source};
 use pgn960::pipeline::{self, PipelineConfig, PipelineError};
-use pgn960::split::GameReader;
+use pgn960::split::{Batch, GameReader};
 use pgn960::stats::{StatsOptions, StatsSummary, stats_batch};
 use pgn960::tag::{TagCounts, TagOptions, apply, tag_batch};
 use pgn960::validate::{ValidateOptions, validate_batch};
@@ -856,16 +856,11 @@ fn check_damaged(input: &[u8], seed: u64) -> Result<(), String> {
     }
 
     let mut summary = StatsSummary::default();
-    pipeline::run(
-        input,
-        config,
-        |batch| stats_batch(batch, &StatsOptions::default()).1,
-        |_, part| {
-            summary.merge(&part);
-            Ok::<_, ()>(())
-        },
-    )
-    .map_err(|err| format!("stats failed: {err:?}"))?;
+    let parts = pipelined(input, config, |batch| {
+        stats_batch(batch, &StatsOptions::default()).1
+    })
+    .map_err(|err| format!("stats failed: {err}"))?;
+    parts.iter().for_each(|part| summary.merge(part));
     if summary.games != counts.games {
         return Err(format!(
             "stats read {} games, tag {}",
@@ -873,17 +868,13 @@ fn check_damaged(input: &[u8], seed: u64) -> Result<(), String> {
         ));
     }
 
-    let mut findings = Vec::new();
-    pipeline::run(
-        input,
-        config,
-        |batch| validate_batch(batch, ValidateOptions::default()),
-        |_, part| {
-            findings.extend(part);
-            Ok::<_, ()>(())
-        },
-    )
-    .map_err(|err| format!("validate failed: {err:?}"))?;
+    let findings: Vec<_> = pipelined(input, config, |batch| {
+        validate_batch(batch, ValidateOptions::default())
+    })
+    .map_err(|err| format!("validate failed: {err}"))?
+    .into_iter()
+    .flatten()
+    .collect();
     if let Some(bad) = findings
         .iter()
         .find(|f| f.game == 0 || f.game > counts.games || f.line == 0)
@@ -1111,29 +1102,35 @@ fn check_damaged_compressed(path: &Path) -> Result<(), String> {
         }
         Err(PipelineError::Consume(err)) => return Err(format!("writing to memory failed: {err}")),
     }
-    for command in ["stats", "validate"] {
-        let opened = input::open(&source).map_err(|err| err.to_string())?;
-        let result = if command == "stats" {
-            pipeline::run(
-                opened.reader,
-                config,
-                |batch| stats_batch(batch, &StatsOptions::default()).1.games,
-                |_, _| Ok::<_, ()>(()),
-            )
-        } else {
-            pipeline::run(
-                opened.reader,
-                config,
-                |batch| validate_batch(batch, ValidateOptions::default()).len(),
-                |_, _| Ok::<_, ()>(()),
-            )
-        };
-        match result {
-            Ok(()) | Err(PipelineError::Read(_)) => {}
-            Err(PipelineError::Consume(())) => unreachable!("the consumer never fails"),
-        }
-    }
+    // A read error is fine here; a panic or a hang is not.
+    let opened = input::open(&source).map_err(|err| err.to_string())?;
+    let _ = pipelined(opened.reader, config, |batch| {
+        stats_batch(batch, &StatsOptions::default()).1.games
+    });
+    let opened = input::open(&source).map_err(|err| err.to_string())?;
+    let _ = pipelined(opened.reader, config, |batch| {
+        validate_batch(batch, ValidateOptions::default()).len()
+    });
     Ok(())
+}
+
+/// Runs `work` on every batch of `source` through the pipeline, as the
+/// binary does, and returns the results in input order.
+fn pipelined<T: Send>(
+    source: impl Read + Send,
+    config: PipelineConfig,
+    work: impl Fn(&Batch) -> T + Sync,
+) -> io::Result<Vec<T>> {
+    let mut results = Vec::new();
+    pipeline::run(source, config, work, |_, result| {
+        results.push(result);
+        Ok::<_, std::convert::Infallible>(())
+    })
+    .map_err(|err| match err {
+        PipelineError::Read(err) => err,
+        PipelineError::Consume(never) => match never {},
+    })?;
+    Ok(results)
 }
 
 /// A handful of damaged files through the binary, to catch what only the
