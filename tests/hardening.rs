@@ -188,8 +188,19 @@ fn run_limited(args: &[&str], stdin: &[u8], limit: Duration) -> Finished {
 
 /// Waits for `child` at most `limit`; kills it and returns `None` past that.
 fn wait_limited(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
+    wait_polling(child, limit, Duration::from_millis(5), || {})
+}
+
+/// As [`wait_limited`], calling `poll` every `every` while it waits.
+fn wait_polling(
+    child: &mut Child,
+    limit: Duration,
+    every: Duration,
+    mut poll: impl FnMut(),
+) -> Option<ExitStatus> {
     let deadline = Instant::now() + limit;
     loop {
+        poll();
         if let Some(status) = child.try_wait().expect("waiting for pgn960") {
             return Some(status);
         }
@@ -198,7 +209,7 @@ fn wait_limited(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
             let _ = child.wait();
             return None;
         }
-        thread::sleep(Duration::from_millis(5));
+        thread::sleep(every);
     }
 }
 
@@ -2137,21 +2148,11 @@ fn run_hostile(
         text
     });
     let mut peak = 0;
-    let deadline = start + limit;
-    let status = loop {
+    let status = wait_polling(&mut child, limit, Duration::from_millis(20), || {
         if let Some(kib) = peak_kib(pid) {
             peak = peak.max(kib);
         }
-        if let Some(status) = child.try_wait().expect("waiting for pgn960") {
-            break Some(status);
-        }
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        thread::sleep(Duration::from_millis(20));
-    };
+    });
     let _ = writer.join();
     let out_len = out_len.join().expect("stdout counter");
     let stderr = stderr.join().expect("stderr reader");
