@@ -85,14 +85,17 @@ fn argument_error(err: &clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
     if matches!(
         err.kind(),
-        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
     ) {
+        // Only the last (help shown for a missing subcommand) is an error.
         let _ = err.print();
-        return ExitCode::from(EXIT_OK);
-    }
-    if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-        let _ = err.print();
-        return ExitCode::from(EXIT_ERROR);
+        return ExitCode::from(if err.use_stderr() {
+            EXIT_ERROR
+        } else {
+            EXIT_OK
+        });
     }
     let text = err.render().to_string();
     let first = text.lines().next().unwrap_or_default();
