@@ -7,7 +7,7 @@
 
 use std::fmt;
 use std::fs::File;
-use std::io::{self, BufReader, Read, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -179,7 +179,7 @@ impl fmt::Display for Source {
 /// (possibly compressed) bytes reading has got.
 pub struct Opened {
     /// The decompressed PGN bytes.
-    pub reader: Box<dyn Read + Send>,
+    pub reader: Reader,
     /// The format the input was in.
     pub compression: Compression,
     /// The raw size, when known (files).
@@ -228,6 +228,9 @@ pub fn open(source: &Source) -> io::Result<Opened> {
                     "is a directory",
                 ));
             }
+            if let Some(mapped) = Mapped::new(&file, &meta, Arc::clone(&raw_read)) {
+                return opened_mapped(mapped, raw_read);
+            }
             (Box::new(file), Some(meta.len()))
         }
     };
@@ -245,29 +248,30 @@ pub fn open(source: &Source) -> io::Result<Opened> {
             Err(err) => return Err(err),
         }
     }
-    let compression = Compression::sniff(&head[..got]);
-    if compression == Compression::None
-        && let Some(kind) = binary_kind(&head[..got])
-    {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("not PGN: {kind}"),
-        ));
-    }
+    let compression = sniff_pgn(&head[..got])?;
     // Plain bytes are read in large chunks by the caller: a buffer here
     // would only add a copy. Decoders want a buffered source.
     let stitched = io::Cursor::new(head[..got].to_vec()).chain(counting);
-    let buffered = |stitched| BufReader::with_capacity(1 << 16, stitched);
-    let reader: Box<dyn Read + Send> = match compression {
+    let reader = match compression {
         Compression::None => Box::new(stitched),
-        Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(buffered(stitched))),
-        Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(buffered(
-            stitched,
-        ))?),
-        Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(buffered(stitched))),
-        Compression::Xz => Box::new(xz2::bufread::XzDecoder::new_multi_decoder(buffered(
-            stitched,
-        ))),
+        _ => decoder(compression, BufReader::with_capacity(1 << 16, stitched))?,
+    };
+    Ok(Opened {
+        reader: Reader::Stream(reader),
+        compression,
+        raw_len,
+        raw_read,
+    })
+}
+
+/// A mapped file: plain bytes are read straight from the map, compressed
+/// ones decoded from it.
+fn opened_mapped(mapped: Mapped, raw_read: Arc<AtomicU64>) -> io::Result<Opened> {
+    let raw_len = Some(mapped.map.len() as u64);
+    let compression = sniff_pgn(&mapped.map[..mapped.map.len().min(6)])?;
+    let reader = match compression {
+        Compression::None => Reader::Mapped(mapped),
+        _ => Reader::Stream(decoder(compression, mapped)?),
     };
     Ok(Opened {
         reader,
@@ -275,6 +279,141 @@ pub fn open(source: &Source) -> io::Result<Opened> {
         raw_len,
         raw_read,
     })
+}
+
+/// The compression of a stream starting with `head`, refusing common
+/// binary formats that are no PGN.
+fn sniff_pgn(head: &[u8]) -> io::Result<Compression> {
+    let compression = Compression::sniff(head);
+    if compression == Compression::None
+        && let Some(kind) = binary_kind(head)
+    {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("not PGN: {kind}"),
+        ));
+    }
+    Ok(compression)
+}
+
+/// A decoder of `compression` over a buffered source.
+fn decoder(
+    compression: Compression,
+    source: impl BufRead + Send + 'static,
+) -> io::Result<Box<dyn Read + Send>> {
+    Ok(match compression {
+        Compression::None => Box::new(source),
+        Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(source)),
+        Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(source)?),
+        Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(source)),
+        Compression::Xz => Box::new(xz2::bufread::XzDecoder::new_multi_decoder(source)),
+    })
+}
+
+/// The decompressed bytes of an [`Opened`] input.
+pub enum Reader {
+    /// A plain file mapped into memory, read without copies through the
+    /// kernel.
+    Mapped(Mapped),
+    /// Anything else: standard input, a pipe, a compressed stream.
+    Stream(Box<dyn Read + Send>),
+}
+
+impl Read for Reader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Reader::Mapped(mapped) => mapped.read(buf),
+            Reader::Stream(stream) => stream.read(buf),
+        }
+    }
+}
+
+/// A regular file mapped into memory, read front to back.
+///
+/// Reading a mapped file spares the kernel copying every byte into a
+/// buffer, which on a fast disk cache costs more than scanning the bytes.
+/// The pages read are handed back to the kernel as reading moves on, so
+/// the map never adds more than a few MiB to the memory in use. As with
+/// every tool that maps its input (ripgrep among them), a file truncated
+/// by another program while it is read ends the process (`SIGBUS`).
+pub struct Mapped {
+    map: memmap2::Mmap,
+    at: usize,
+    /// Pages before this have been handed back.
+    released: usize,
+    count: Arc<AtomicU64>,
+}
+
+/// Bytes read past the last handed-back page before handing back more.
+const RELEASE_BYTES: usize = 8 << 20;
+
+impl Mapped {
+    /// Maps `file` when it is a regular, non-empty file that the system
+    /// lets map; `None` otherwise (it is then read as a stream).
+    fn new(file: &File, meta: &std::fs::Metadata, count: Arc<AtomicU64>) -> Option<Mapped> {
+        if !meta.is_file() || meta.len() == 0 {
+            return None;
+        }
+        // SAFETY: the map is only read. Its bytes could change or vanish
+        // only if another program rewrote or truncated the file while we
+        // read it; `tag --in-place` itself replaces files by renaming, which
+        // leaves a mapped original untouched. See the type's documentation.
+        let map = unsafe { memmap2::Mmap::map(file) }.ok()?;
+        // Only a hint: reading ahead is the kernel's business.
+        let _ = map.advise(memmap2::Advice::Sequential);
+        Some(Mapped {
+            map,
+            at: 0,
+            released: 0,
+            count,
+        })
+    }
+
+    /// Hands the pages already read back to the kernel.
+    fn release_read_pages(&mut self) {
+        let page = 4096;
+        let to = self.at / page * page;
+        if to < self.released + RELEASE_BYTES {
+            return;
+        }
+        // SAFETY: `MADV_DONTNEED` on a read-only file mapping only drops the
+        // pages from this process; touching them again reads them back from
+        // the file. Nothing reads them again anyway: reading only moves on.
+        let _ = unsafe {
+            self.map.unchecked_advise_range(
+                memmap2::UncheckedAdvice::DontNeed,
+                self.released,
+                to - self.released,
+            )
+        };
+        self.released = to;
+    }
+}
+
+impl Read for Mapped {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = {
+            let rest = self.fill_buf()?;
+            let n = rest.len().min(buf.len());
+            buf[..n].copy_from_slice(&rest[..n]);
+            n
+        };
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for Mapped {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        Ok(&self.map[self.at..])
+    }
+
+    fn consume(&mut self, amount: usize) {
+        let amount = amount.min(self.map.len() - self.at);
+        self.at += amount;
+        self.count.fetch_add(amount as u64, Ordering::Relaxed);
+        self.release_read_pages();
+    }
 }
 
 /// Temporary files of `tag --in-place` end in this, after the original's

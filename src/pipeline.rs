@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use std::io::{self, BufRead, Read};
 use std::sync::{Condvar, Mutex, mpsc};
 
+use crate::input::Reader;
 use crate::split::{Batch, GameReader};
 
 /// How a pipeline runs.
@@ -68,10 +69,53 @@ pub fn run<R, T, E, W, C>(
     source: R,
     config: PipelineConfig,
     work: W,
-    mut consume: C,
+    consume: C,
 ) -> Result<(), PipelineError<E>>
 where
     R: Read + Send,
+    T: Send,
+    W: Fn(&Batch) -> T + Sync,
+    C: FnMut(&Batch, T) -> Result<(), E>,
+{
+    std::thread::scope(|scope| {
+        let chunks = read_ahead(scope, source);
+        run_buffered(chunks, config, work, consume)
+    })
+}
+
+/// As [`run`], for an opened input: a mapped file is split straight from
+/// memory, without a read-ahead thread; a stream is read ahead.
+///
+/// # Errors
+///
+/// As [`run`].
+pub fn run_reader<T, E, W, C>(
+    reader: Reader,
+    config: PipelineConfig,
+    work: W,
+    consume: C,
+) -> Result<(), PipelineError<E>>
+where
+    T: Send,
+    W: Fn(&Batch) -> T + Sync,
+    C: FnMut(&Batch, T) -> Result<(), E>,
+{
+    match reader {
+        Reader::Mapped(mapped) => run_buffered(mapped, config, work, consume),
+        Reader::Stream(stream) => run(stream, config, work, consume),
+    }
+}
+
+/// As [`run`], splitting `source` on the reading thread: for sources that
+/// are fast to read (memory) or already read ahead.
+fn run_buffered<B, T, E, W, C>(
+    source: B,
+    config: PipelineConfig,
+    work: W,
+    mut consume: C,
+) -> Result<(), PipelineError<E>>
+where
+    B: BufRead + Send,
     T: Send,
     W: Fn(&Batch) -> T + Sync,
     C: FnMut(&Batch, T) -> Result<(), E>,
@@ -91,8 +135,7 @@ where
     let work = &work;
 
     std::thread::scope(|scope| {
-        let chunks = read_ahead(scope, source);
-        let mut games = GameReader::from_buf_read(chunks)
+        let mut games = GameReader::from_buf_read(source)
             .batch_bytes(config.batch_bytes)
             .line_numbers(config.line_numbers);
         let (result_tx, result_rx) = mpsc::channel::<(u64, Batch, T)>();
@@ -133,7 +176,7 @@ where
 }
 
 /// Bytes per read-ahead chunk.
-const CHUNK_BYTES: usize = 256 << 10;
+const CHUNK_BYTES: usize = 64 << 10;
 
 /// Chunks read ahead of the splitter.
 const CHUNKS_AHEAD: usize = 4;

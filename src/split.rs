@@ -30,7 +30,10 @@ use std::collections::HashSet;
 use std::io::{self, BufRead, BufReader, Read};
 use std::ops::Range;
 
-use memchr::{memchr, memchr2, memchr3};
+use memchr::memchr2;
+
+mod block;
+use block::{Block, bits_between};
 
 /// One tag pair of a game, as byte ranges into its [`Batch::data`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -316,8 +319,9 @@ impl<B: BufRead> GameReader<B> {
                 Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
                 Err(err) => return Err(err),
             };
-            let read = chunk.len();
-            self.buf.extend_from_slice(chunk);
+            // A source in memory hands out all it has: take a read's worth.
+            let read = chunk.len().min(READ_BYTES - total);
+            self.buf.extend_from_slice(&chunk[..read]);
             self.source.consume(read);
             total += read;
         }
@@ -333,6 +337,9 @@ impl<B: BufRead> GameReader<B> {
             // Bring the line cache up to the cut, whose bytes are leaving.
             scanner.line_of(&self.buf, at);
         }
+        // Decide now whether the line is an escape line, while its start
+        // is still in the buffer.
+        scanner.escape_line(&self.buf);
         if split_current {
             scanner.split_current(at);
         }
@@ -405,7 +412,7 @@ pub(crate) fn count_line_ends(data: &[u8], from: usize, to: usize, cr_before: bo
     } else {
         data[from - 1] == b'\r'
     };
-    if memchr(b'\r', slice).is_none() {
+    if memchr::memchr(b'\r', slice).is_none() {
         // A `\n` right after a `\r` from before this slice ends no new line.
         let joined = prev_cr && slice.first() == Some(&b'\n');
         return newlines - u64::from(joined);
@@ -514,6 +521,39 @@ struct Scanner {
     /// and `buf[to]` is one when `found`. Many `[` on one long line then
     /// cost one search for its end, not one each.
     line_end: Option<LineEndCache>,
+    /// The block of bytes movetext and comments were last searched in.
+    block: Option<Block>,
+    /// Per [`Stop`]: whether the last one was found close to where the
+    /// search began.
+    dense: [bool; 2],
+}
+
+/// What [`Scanner::find`] looks for.
+#[derive(Clone, Copy, Debug)]
+enum Stop {
+    /// `{`, `[` or `;`: what ends a stretch of movetext.
+    Movetext,
+    /// `}`: the end of a comment.
+    CommentEnd,
+}
+
+/// A stop this close to where the search began counts as dense.
+const DENSE: usize = 128;
+
+impl Stop {
+    fn bits(self, block: &Block) -> u64 {
+        match self {
+            Stop::Movetext => block.movetext,
+            Stop::CommentEnd => block.close,
+        }
+    }
+
+    fn search(self, bytes: &[u8]) -> Option<usize> {
+        match self {
+            Stop::Movetext => memchr::memchr3(b'{', b'[', b';', bytes),
+            Stop::CommentEnd => memchr::memchr(b'}', bytes),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -527,7 +567,8 @@ struct LineEndCache {
 struct LineCache {
     checked_to: usize,
     start: Option<usize>,
-    escape: bool,
+    /// `None` until the line's first byte other than a blank is known.
+    escape: Option<bool>,
 }
 
 /// What scanning a line start decided.
@@ -549,9 +590,11 @@ impl Scanner {
             line: LineCache {
                 checked_to: 0,
                 start: Some(0),
-                escape: false,
+                escape: None,
             },
             line_end: None,
+            block: None,
+            dense: [true; 2],
         }
     }
 
@@ -577,33 +620,105 @@ impl Scanner {
     }
 
     /// Notes that a line starts at `start` and holds no line end up to `to`.
-    fn known_line(&mut self, buf: &[u8], start: usize, to: usize) {
+    fn known_line(&mut self, start: usize, to: usize) {
         self.line = LineCache {
             checked_to: to,
             start: Some(start),
-            escape: is_escape_line(buf, start),
+            escape: None,
         };
     }
 
     /// The start of the line holding `at` (`None` when it started before
-    /// the buffer), and whether that line is a `%` escape line.
+    /// the buffer), and whether that line is a `%` escape line (as far as
+    /// the buffer tells; always known when `buf[at]` is no blank).
+    #[inline]
     fn line_of(&mut self, buf: &[u8], at: usize) -> (Option<usize>, bool) {
         let from = self.line.checked_to.min(at);
-        let since = &buf[from..at];
-        // Between two comments of one line there are a handful of bytes: a
-        // plain loop beats memchr's dispatch there.
-        let last_end = if since.len() <= 16 {
-            since.iter().rposition(|&b| b == b'\n' || b == b'\r')
-        } else {
-            memchr::memrchr2(b'\n', b'\r', since)
+        let last_end = match self.block {
+            // The usual case: the line cache is at most a block behind.
+            Some(block) if block.start <= from && at <= block.end() => {
+                let ends = bits_between(block.line_ends, from - block.start, at - block.start);
+                (ends != 0).then(|| block.start + 63 - ends.leading_zeros() as usize - from)
+            }
+            _ => memchr::memrchr2(b'\n', b'\r', &buf[from..at]),
         };
         if let Some(end) = last_end {
             let start = from + end + 1;
-            self.known_line(buf, start, at);
+            self.known_line(start, at);
         } else {
             self.line.checked_to = at;
         }
-        (self.line.start, self.line.escape)
+        (self.line.start, self.escape_line(buf))
+    }
+
+    /// Whether the line of the line cache is a `%` escape line, `false`
+    /// while no byte but blanks has been read of it. A line that began
+    /// before the buffer and is still undecided holds only blanks up to
+    /// the buffer's start (see [`Scanner::rebase`]).
+    fn escape_line(&mut self, buf: &[u8]) -> bool {
+        if self.line.escape.is_none() {
+            let from = self.line.start.unwrap_or(0);
+            self.line.escape = buf[from..]
+                .iter()
+                .find(|&&b| b != b' ' && b != b'\t')
+                .map(|&b| b == b'%');
+        }
+        self.line.escape == Some(true)
+    }
+
+    /// The first `stop` at or after `from`. Stops that come close together
+    /// are read off block masks; past two blocks without one, or when the
+    /// last stop of the kind was far, memchr takes over, faster over long
+    /// stretches such as engine comments.
+    #[inline]
+    fn find(&mut self, buf: &[u8], from: usize, stop: Stop) -> Option<usize> {
+        let mut at = from;
+        let blocks = if self.dense[stop as usize] { 2 } else { 1 };
+        for _ in 0..blocks {
+            if at >= buf.len() {
+                return None;
+            }
+            let block = self.block_at(buf, at);
+            let hits = stop.bits(block) >> (at - block.start);
+            if hits != 0 {
+                let hit = at + hits.trailing_zeros() as usize;
+                self.dense[stop as usize] = hit - from < DENSE;
+                return Some(hit);
+            }
+            at = block.end();
+        }
+        let hit = stop.search(buf.get(at..)?).map(|i| at + i);
+        self.dense[stop as usize] = hit.is_some_and(|hit| hit - from < DENSE);
+        hit
+    }
+
+    /// The block holding `at`: the last one when it still does, else a new
+    /// one from `at`. Moving on to the next block brings the line cache up
+    /// to it, so that [`Scanner::line_of`] never searches back further
+    /// than one block.
+    #[inline]
+    fn block_at(&mut self, buf: &[u8], at: usize) -> &Block {
+        match self.block {
+            Some(block) if block.start <= at && at < block.end() && block.is_current(buf.len()) => {
+            }
+            _ => self.next_block(buf, at),
+        }
+        self.block.as_ref().expect("set above")
+    }
+
+    fn next_block(&mut self, buf: &[u8], at: usize) {
+        if let Some(block) = self.block {
+            let from = self.line.checked_to;
+            if at == block.end() && block.start <= from && from <= at {
+                let ends = bits_between(block.line_ends, from - block.start, block.len);
+                if ends == 0 {
+                    self.line.checked_to = at;
+                } else {
+                    self.known_line(block.start + 64 - ends.leading_zeros() as usize, at);
+                }
+            }
+        }
+        self.block = Some(Block::at(buf, at));
     }
 
     /// Scans `buf` from `self.pos` as far as it can without more input.
@@ -626,11 +741,10 @@ impl Scanner {
                 Mode::Movetext => {
                     // Line ends do not matter here: a new game must start
                     // with `[`, and comments with `{` or `;`.
-                    let Some(skip) = memchr3(b'{', b'[', b';', &buf[self.pos..]) else {
+                    let Some(at) = self.find(buf, self.pos, Stop::Movetext) else {
                         self.pos = buf.len();
                         return;
                     };
-                    let at = self.pos + skip;
                     let (line, escape) = self.line_of(buf, at);
                     if escape {
                         self.mode = Mode::RestOfLine;
@@ -639,8 +753,15 @@ impl Scanner {
                     }
                     match buf[at] {
                         b'{' => {
-                            self.mode = Mode::Comment;
-                            self.pos = at + 1;
+                            // Comments come close together: skip this one
+                            // without a round through the loop.
+                            match self.find(buf, at + 1, Stop::CommentEnd) {
+                                Some(close) => self.pos = close + 1,
+                                None => {
+                                    self.mode = Mode::Comment;
+                                    self.pos = buf.len();
+                                }
+                            }
                         }
                         b';' => {
                             self.mode = Mode::RestOfLine;
@@ -698,9 +819,9 @@ impl Scanner {
                         }
                     }
                 }
-                Mode::Comment => match memchr(b'}', &buf[self.pos..]) {
+                Mode::Comment => match self.find(buf, self.pos, Stop::CommentEnd) {
                     Some(close) => {
-                        self.pos += close + 1;
+                        self.pos = close + 1;
                         self.mode = Mode::Movetext;
                     }
                     None => self.pos = buf.len(),
@@ -962,7 +1083,10 @@ impl Scanner {
                 to: known.to - at,
                 found: known.found,
             });
+        self.block = None;
         self.line.checked_to -= at;
+        // A line whose start leaves, still undecided, holds only blanks up
+        // to the end of the buffer: its first other byte is yet to come.
         self.line.start = self.line.start.and_then(|start| start.checked_sub(at));
         let current = &mut self.current;
         current.start -= at;
@@ -982,14 +1106,6 @@ impl Scanner {
             tag.end -= at;
         }
     }
-}
-
-/// Whether the line starting at `start` is a `%` escape line.
-fn is_escape_line(buf: &[u8], start: usize) -> bool {
-    buf[start..]
-        .iter()
-        .find(|&&b| b != b' ' && b != b'\t')
-        .is_some_and(|&b| b == b'%')
 }
 
 /// Where the line holding `at` ends, as far as the buffer can tell.

@@ -105,7 +105,7 @@ pub fn run_input<T: Send, E>(
     mut consume: impl FnMut(&Batch, T) -> Result<(), E>,
 ) -> Result<(), PipelineError<E>> {
     let raw_read = Arc::clone(&opened.raw_read);
-    let result = pipeline::run(opened.reader, config, work, |batch, result| {
+    let result = pipeline::run_reader(opened.reader, config, work, |batch, result| {
         progress.update(&raw_read, batch.games.len());
         consume(batch, result)
     });
