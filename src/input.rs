@@ -345,7 +345,7 @@ pub struct Mapped {
 }
 
 /// Bytes read past the last handed-back page before handing back more.
-const RELEASE_BYTES: usize = 8 << 20;
+const RELEASE_BYTES: usize = 1 << 20;
 
 impl Mapped {
     /// Maps `file` when it is a regular, non-empty file that the system

@@ -142,33 +142,36 @@ where
         // Consumed batches' buffers go back to the splitter: reusing them
         // spares the kernel zeroing fresh pages for every batch.
         let (spare_tx, spare_rx) = mpsc::channel::<Vec<u8>>();
-        let reader = scope.spawn(move || -> io::Result<()> {
-            pool.in_place_scope(|jobs| {
-                let mut seq = 0u64;
-                loop {
-                    while let Ok(buffer) = spare_rx.try_recv() {
-                        games.recycle(buffer);
+        let splitter = std::thread::Builder::new()
+            .name("pgn960-split".into())
+            .spawn_scoped(scope, move || -> io::Result<()> {
+                pool.in_place_scope(|jobs| {
+                    let mut seq = 0u64;
+                    loop {
+                        while let Ok(buffer) = spare_rx.try_recv() {
+                            games.recycle(buffer);
+                        }
+                        let Some(batch) = games.next_batch()? else {
+                            return Ok(());
+                        };
+                        // Given back once the batch has been consumed.
+                        if !budget.take(batch_cost(&batch)) {
+                            return Ok(()); // the consumer has stopped
+                        }
+                        let tx = result_tx.clone();
+                        jobs.spawn(move |_| {
+                            let result = work(&batch);
+                            let _ = tx.send((seq, batch, result));
+                        });
+                        seq += 1;
                     }
-                    let Some(batch) = games.next_batch()? else {
-                        return Ok(());
-                    };
-                    // Given back once the batch has been consumed.
-                    if !budget.take(batch_cost(&batch)) {
-                        return Ok(()); // the consumer has stopped
-                    }
-                    let tx = result_tx.clone();
-                    jobs.spawn(move |_| {
-                        let result = work(&batch);
-                        let _ = tx.send((seq, batch, result));
-                    });
-                    seq += 1;
-                }
+                })
             })
-        });
+            .map_err(PipelineError::Read)?;
 
         let consumed = consume_in_order(result_rx, budget, &spare_tx, &mut consume);
         budget.close();
-        let read = reader.join().expect("the reader thread does not panic");
+        let read = splitter.join().expect("the splitter thread does not panic");
         consumed
             .map_err(PipelineError::Consume)
             .and(read.map_err(PipelineError::Read))
@@ -189,37 +192,41 @@ fn read_ahead<'scope, R: Read + Send + 'scope>(
 ) -> ChunkReader {
     let (chunk_tx, chunk_rx) = mpsc::sync_channel::<io::Result<(Vec<u8>, usize)>>(CHUNKS_AHEAD);
     let (spare_tx, spare_rx) = mpsc::sync_channel::<Vec<u8>>(CHUNKS_AHEAD + 2);
-    scope.spawn(move || {
-        loop {
-            // Chunks come back to be refilled, so none is zeroed twice.
-            let mut chunk = spare_rx.try_recv().unwrap_or_else(|_| vec![0; CHUNK_BYTES]);
-            let mut filled = 0;
-            let result = loop {
-                match source.read(&mut chunk[filled..]) {
-                    Ok(0) => break Ok(()),
-                    Ok(n) => {
-                        filled += n;
-                        if filled == chunk.len() {
-                            break Ok(());
+    let spawned = std::thread::Builder::new()
+        .name("pgn960-read".into())
+        .spawn_scoped(scope, move || {
+            loop {
+                // Chunks come back to be refilled, so none is zeroed twice.
+                let mut chunk = spare_rx.try_recv().unwrap_or_else(|_| vec![0; CHUNK_BYTES]);
+                let mut filled = 0;
+                let result = loop {
+                    match source.read(&mut chunk[filled..]) {
+                        Ok(0) => break Ok(()),
+                        Ok(n) => {
+                            filled += n;
+                            if filled == chunk.len() {
+                                break Ok(());
+                            }
                         }
+                        Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                        Err(err) => break Err(err),
                     }
-                    Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-                    Err(err) => break Err(err),
+                };
+                let end = filled < chunk.len();
+                if filled > 0 && chunk_tx.send(Ok((chunk, filled))).is_err() {
+                    return; // the splitter has stopped
                 }
-            };
-            let end = filled < chunk.len();
-            if filled > 0 && chunk_tx.send(Ok((chunk, filled))).is_err() {
-                return; // the splitter has stopped
+                if let Err(err) = result {
+                    let _ = chunk_tx.send(Err(err));
+                    return;
+                }
+                if end {
+                    return;
+                }
             }
-            if let Err(err) = result {
-                let _ = chunk_tx.send(Err(err));
-                return;
-            }
-            if end {
-                return;
-            }
-        }
-    });
+        });
+    // As `Scope::spawn` does: without a thread, nothing can go on.
+    spawned.expect("the system starts a thread");
     ChunkReader {
         chunks: chunk_rx,
         spare: spare_tx,

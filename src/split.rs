@@ -670,7 +670,7 @@ impl Scanner {
     /// are read off block masks; past two blocks without one, or when the
     /// last stop of the kind was far, memchr takes over, faster over long
     /// stretches such as engine comments.
-    #[inline]
+    #[inline(always)]
     fn find(&mut self, buf: &[u8], from: usize, stop: Stop) -> Option<usize> {
         let mut at = from;
         let blocks = if self.dense[stop as usize] { 2 } else { 1 };
@@ -692,11 +692,30 @@ impl Scanner {
         hit
     }
 
+    /// The next movetext stop from `from` when the block at hand shows it
+    /// to be a `{` on the line of the `{` at `open`, which is no escape line:
+    /// a comment that needs no further checks. `None` whenever the block
+    /// cannot tell (the general path then looks).
+    #[inline]
+    fn next_open_on_line(&self, open: usize, from: usize) -> Option<usize> {
+        let block = self.block.as_ref()?;
+        if open < block.start || from >= block.end() {
+            return None;
+        }
+        let stops = bits_between(block.movetext, from - block.start, block.len);
+        if stops == 0 {
+            return None;
+        }
+        let next = block.start + stops.trailing_zeros() as usize;
+        let new_line = bits_between(block.line_ends, open - block.start, next - block.start);
+        (block.is_open(next) && new_line == 0).then_some(next)
+    }
+
     /// The block holding `at`: the last one when it still does, else a new
     /// one from `at`. Moving on to the next block brings the line cache up
     /// to it, so that [`Scanner::line_of`] never searches back further
     /// than one block.
-    #[inline]
+    #[inline(always)]
     fn block_at(&mut self, buf: &[u8], at: usize) -> &Block {
         match self.block {
             Some(block) if block.start <= at && at < block.end() && block.is_current(buf.len()) => {
@@ -706,6 +725,7 @@ impl Scanner {
         self.block.as_ref().expect("set above")
     }
 
+    #[inline(never)]
     fn next_block(&mut self, buf: &[u8], at: usize) {
         if let Some(block) = self.block {
             let from = self.line.checked_to;
@@ -753,13 +773,20 @@ impl Scanner {
                     }
                     match buf[at] {
                         b'{' => {
-                            // Comments come close together: skip this one
+                            // Comments come close together (a clock after
+                            // every move): skip them one after another
                             // without a round through the loop.
-                            match self.find(buf, at + 1, Stop::CommentEnd) {
-                                Some(close) => self.pos = close + 1,
-                                None => {
+                            let mut open = at;
+                            loop {
+                                let Some(close) = self.find(buf, open + 1, Stop::CommentEnd) else {
                                     self.mode = Mode::Comment;
                                     self.pos = buf.len();
+                                    break;
+                                };
+                                self.pos = close + 1;
+                                match self.next_open_on_line(open, close + 1) {
+                                    Some(next) => open = next,
+                                    None => break,
                                 }
                             }
                         }
@@ -870,13 +897,20 @@ impl Scanner {
         }
         match buf[at] {
             b'[' => {
-                let eol = match self.line_end(buf, at, eof) {
-                    LineEnd::At(eol) => eol,
-                    LineEnd::NeedMore => return LineStartStep::NeedMore,
-                    LineEnd::TooLong => return self.movetext_from(at),
-                };
-                let Some(name) = tag_name_at(buf, at) else {
-                    return self.movetext_from(at);
+                let plain = plain_tag_line(buf, at, eof);
+                let (name, eol) = match &plain {
+                    Some(plain) => (plain.name.clone(), plain.eol),
+                    None => {
+                        let eol = match self.line_end(buf, at, eof) {
+                            LineEnd::At(eol) => eol,
+                            LineEnd::NeedMore => return LineStartStep::NeedMore,
+                            LineEnd::TooLong => return self.movetext_from(at),
+                        };
+                        let Some(name) = tag_name_at(buf, at) else {
+                            return self.movetext_from(at);
+                        };
+                        (name, eol)
+                    }
                 };
                 let section_before = self.current.section;
                 let boundary = match section_before {
@@ -890,7 +924,18 @@ impl Scanner {
                         matches!(section_before, Section::Tags { blank_line: true });
                 }
                 self.current.section = Section::Tags { blank_line: false };
-                self.tag_line(buf, line, at, eol);
+                match plain {
+                    Some(plain) => {
+                        self.tags.push(TagSpan {
+                            name: plain.name,
+                            value: plain.value,
+                            well_formed: true,
+                            end: eol,
+                        });
+                        self.end_tag_line(buf, line, eol, eol);
+                    }
+                    None => self.tag_line(buf, line, at, eol),
+                }
                 LineStartStep::Continue
             }
             b'%' => {
@@ -950,7 +995,6 @@ impl Scanner {
     /// `first`), then moves to the line end or into movetext.
     fn tag_line(&mut self, buf: &[u8], line: usize, first: usize, eol: usize) {
         let mut at = first;
-        let mut clean = true;
         while at < eol && buf[at] == b'[' {
             let Some(name) = tag_name_at(buf, at) else {
                 break;
@@ -962,6 +1006,13 @@ impl Scanner {
                 at += 1;
             }
         }
+        self.end_tag_line(buf, line, at, eol);
+    }
+
+    /// Notes a tag line `line..eol` whose tag pairs end at `at`, then moves
+    /// to the line end or, when text follows the pairs, into movetext.
+    fn end_tag_line(&mut self, buf: &[u8], line: usize, at: usize, eol: usize) {
+        let mut clean = true;
         let ending = match buf.get(eol) {
             Some(b'\r') if buf.get(eol + 1) == Some(&b'\n') => LineEnding::CrLf,
             Some(b'\r') => LineEnding::Cr,
@@ -1134,6 +1185,58 @@ fn line_end_at(buf: &[u8], at: usize, eol: Option<usize>, eof: bool) -> LineEnd 
 /// The end of the line holding `from`: the offset of its `\n` or `\r`.
 fn find_line_end(buf: &[u8], from: usize) -> Option<usize> {
     memchr2(b'\n', b'\r', &buf[from..]).map(|i| from + i)
+}
+
+/// A tag line of the plainest shape, `[Name "value"]` right before its
+/// line end, as most are.
+struct PlainTagLine {
+    name: Range<usize>,
+    value: Range<usize>,
+    /// The line end, just after the `]`.
+    eol: usize,
+}
+
+/// Longest plain tag line read by [`plain_tag_line`]; longer ones take the
+/// general way.
+const PLAIN_TAG_LINE: usize = 4 << 10;
+
+/// Reads the line from the `[` at `at` in one pass when it is a plain tag
+/// line: no blanks around the name, one space before the value, no
+/// backslash or quote inside it, `"]` and the line end right after (a `\r`
+/// followed by its next byte or the end of input). The reading is exactly
+/// that of [`Scanner::line_end`], [`tag_name_at`] and [`parse_tag`], which
+/// read every other line.
+fn plain_tag_line(buf: &[u8], at: usize, eof: bool) -> Option<PlainTagLine> {
+    let line = &buf[at..buf.len().min(at + PLAIN_TAG_LINE)];
+    let first = *line.get(1)?;
+    if !(first.is_ascii_alphanumeric() || first == b'_') {
+        return None;
+    }
+    let name_end = 1 + line[1..]
+        .iter()
+        .position(|b| matches!(b, b' ' | b'\t' | b'"' | b']' | b'\n' | b'\r'))?;
+    if line.get(name_end..name_end + 2)? != b" \"" {
+        return None;
+    }
+    let value_start = name_end + 2;
+    let close = value_start
+        + line[value_start..]
+            .iter()
+            .position(|b| matches!(b, b'"' | b'\\' | b'\n' | b'\r'))?;
+    if line[close] != b'"' || line.get(close + 1) != Some(&b']') {
+        return None;
+    }
+    let eol = close + 2;
+    match line.get(eol) {
+        Some(b'\n') => {}
+        Some(b'\r') if at + eol + 1 < buf.len() || eof => {}
+        _ => return None,
+    }
+    Some(PlainTagLine {
+        name: at + 1..at + name_end,
+        value: at + value_start..at + close,
+        eol: at + eol,
+    })
 }
 
 /// If `buf[at]` is `[` opening a tag pair, the range of its name.

@@ -19,6 +19,8 @@ pub(super) struct Block {
     pub len: usize,
     /// `{`, `[` and `;`: where movetext stops.
     pub movetext: u64,
+    /// `{`: where a comment begins.
+    pub open: u64,
     /// `}`: where a comment ends.
     pub close: u64,
     /// `\n` and `\r`.
@@ -40,11 +42,12 @@ impl Block {
                 &chunk
             }
         };
-        let [movetext, close, line_ends] = masks(chunk);
+        let [movetext, open, close, line_ends] = masks(chunk);
         Block {
             start,
             len,
             movetext,
+            open,
             close,
             line_ends,
         }
@@ -54,6 +57,11 @@ impl Block {
     /// end of the buffer is stale once more bytes have been read.
     pub fn is_current(&self, buf_len: usize) -> bool {
         self.len == BLOCK || self.start + self.len == buf_len
+    }
+
+    /// Whether `buf[at]` (within the block) is a `{`.
+    pub fn is_open(&self, at: usize) -> bool {
+        self.open >> (at - self.start) & 1 == 1
     }
 
     /// The offset just past the block.
@@ -72,10 +80,10 @@ pub(super) fn bits_between(mask: u64, from: usize, to: usize) -> u64 {
     mask & below_to & (!0u64 << from)
 }
 
-/// `[movetext, close, line_ends]` masks of one block.
+/// `[movetext, open, close, line_ends]` masks of one block.
 #[cfg(target_arch = "x86_64")]
 #[inline]
-fn masks(chunk: &[u8; BLOCK]) -> [u64; 3] {
+fn masks(chunk: &[u8; BLOCK]) -> [u64; 4] {
     // SAFETY: SSE2 is part of the x86_64 baseline, so every x86_64 CPU
     // runs `masks_sse2`.
     unsafe { masks_sse2(chunk) }
@@ -84,9 +92,9 @@ fn masks(chunk: &[u8; BLOCK]) -> [u64; 3] {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "sse2")]
 #[inline]
-fn masks_sse2(chunk: &[u8; BLOCK]) -> [u64; 3] {
+fn masks_sse2(chunk: &[u8; BLOCK]) -> [u64; 4] {
     use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_movemask_epi8, _mm_or_si128, _mm_set_epi64x, _mm_set1_epi8,
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
     };
 
     #[target_feature(enable = "sse2")]
@@ -98,35 +106,36 @@ fn masks_sse2(chunk: &[u8; BLOCK]) -> [u64; 3] {
         u64::from(_mm_movemask_epi8(v) as u16)
     }
 
-    let mut out = [0u64; 3];
+    let mut out = [0u64; 4];
     for (i, lane) in chunk.chunks_exact(16).enumerate() {
-        let (lo, hi) = lane.split_at(8);
-        let lo = u64::from_le_bytes(lo.try_into().expect("8 bytes"));
-        let hi = u64::from_le_bytes(hi.try_into().expect("8 bytes"));
-        let v = _mm_set_epi64x(hi as i64, lo as i64);
-        let movetext = _mm_or_si128(_mm_or_si128(eq(v, b'{'), eq(v, b'[')), eq(v, b';'));
+        // SAFETY: `lane` holds 16 bytes, and the load needs no alignment.
+        let v = unsafe { _mm_loadu_si128(lane.as_ptr().cast::<__m128i>()) };
+        let open = eq(v, b'{');
+        let movetext = _mm_or_si128(_mm_or_si128(open, eq(v, b'[')), eq(v, b';'));
         let line_ends = _mm_or_si128(eq(v, b'\n'), eq(v, b'\r'));
         out[0] |= bits(movetext) << (16 * i);
-        out[1] |= bits(eq(v, b'}')) << (16 * i);
-        out[2] |= bits(line_ends) << (16 * i);
+        out[1] |= bits(open) << (16 * i);
+        out[2] |= bits(eq(v, b'}')) << (16 * i);
+        out[3] |= bits(line_ends) << (16 * i);
     }
     out
 }
 
-/// `[movetext, close, line_ends]` masks of one block, a byte at a time.
+/// `[movetext, open, close, line_ends]` masks of one block, a byte at a time.
 #[cfg(any(not(target_arch = "x86_64"), test))]
-fn masks_scalar(chunk: &[u8; BLOCK]) -> [u64; 3] {
-    let mut out = [0u64; 3];
+fn masks_scalar(chunk: &[u8; BLOCK]) -> [u64; 4] {
+    let mut out = [0u64; 4];
     for (i, &b) in chunk.iter().enumerate() {
         out[0] |= u64::from(matches!(b, b'{' | b'[' | b';')) << i;
-        out[1] |= u64::from(b == b'}') << i;
-        out[2] |= u64::from(matches!(b, b'\n' | b'\r')) << i;
+        out[1] |= u64::from(b == b'{') << i;
+        out[2] |= u64::from(b == b'}') << i;
+        out[3] |= u64::from(matches!(b, b'\n' | b'\r')) << i;
     }
     out
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-fn masks(chunk: &[u8; BLOCK]) -> [u64; 3] {
+fn masks(chunk: &[u8; BLOCK]) -> [u64; 4] {
     masks_scalar(chunk)
 }
 
@@ -155,6 +164,9 @@ mod tests {
         let block = Block::at(buf, 1);
         assert_eq!(block.len, 7);
         assert_eq!(block.movetext, 0b100_0010);
+        assert_eq!(block.open, 0b10);
+        assert!(block.is_open(2));
+        assert!(!block.is_open(1));
         assert_eq!(block.close, 0b1_0000);
         assert_eq!(block.line_ends, 0b10_0000);
         assert!(block.is_current(buf.len()));
