@@ -331,13 +331,16 @@ impl Read for Reader {
 /// A regular file mapped into memory, read front to back.
 ///
 /// Reading a mapped file spares the kernel copying every byte into a
-/// buffer, which on a fast disk cache costs more than scanning the bytes.
-/// The pages read are handed back to the kernel as reading moves on, so
-/// the map never adds more than a few MiB to the memory in use. As with
+/// buffer, which on a fast disk cache costs more than scanning the bytes;
+/// [`crate::pipeline::run_reader`] goes further and hands out stretches of
+/// the map as batches, copying nothing. The pages read are handed back to
+/// the kernel as reading moves on (by the pipeline, as batches are done
+/// with), so the map never adds more than a few MiB to the memory in use.
+/// As with
 /// every tool that maps its input (ripgrep among them), a file truncated
 /// by another program while it is read ends the process (`SIGBUS`).
 pub struct Mapped {
-    map: memmap2::Mmap,
+    map: Arc<memmap2::Mmap>,
     at: usize,
     /// Pages before this have been handed back.
     released: usize,
@@ -362,11 +365,17 @@ impl Mapped {
         // Only a hint: reading ahead is the kernel's business.
         let _ = map.advise(memmap2::Advice::Sequential);
         Some(Mapped {
-            map,
+            map: Arc::new(map),
             at: 0,
             released: 0,
             count,
         })
+    }
+
+    /// The map, where reading has got to, and the count of bytes read: for
+    /// a reader that hands out stretches of the map itself.
+    pub(crate) fn into_parts(self) -> (Arc<memmap2::Mmap>, usize, Arc<AtomicU64>) {
+        (self.map, self.at, self.count)
     }
 
     /// Hands the pages already read back to the kernel.

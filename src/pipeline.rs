@@ -1,21 +1,25 @@
-//! Reader thread, parallel workers, ordered consumer: the one way every
-//! archive command walks its input.
+//! Splitter, parallel workers, ordered consumer: the one way every archive
+//! command walks its input.
 //!
-//! One thread reads (and decompresses) the input a few chunks ahead; one
-//! splits it into [`Batch`]es of whole games (sequential work, and what
-//! bounds the speed of `tag` and `stats`: see the README); a
-//! rayon pool does the per-game work on whole batches; the calling thread
-//! receives the results and re-sequences them, so output never depends on
-//! the thread count or on timing. The bytes of batches in flight are
-//! bounded (at most 32 MiB, whatever the thread count), which bounds
-//! memory whatever the input.
+//! A plain file is mapped into memory and its batches are stretches of the
+//! map, never copied; any other input (standard input, a pipe, a
+//! compressed file) is read, and decompressed, a few chunks ahead on a
+//! thread of its own. One thread splits the bytes into [`Batch`]es of
+//! whole games (sequential work); a rayon pool does the per-game work on
+//! whole batches. The splitting thread is a worker of that pool: when the
+//! work falls behind, it helps rather than waits, so `--threads N` puts N
+//! cores to use whichever side is the slower. The calling thread receives
+//! the results and re-sequences them, so output never depends on the
+//! thread count or on timing. The bytes of batches in flight are bounded
+//! (at most 32 MiB, whatever the thread count), which bounds memory
+//! whatever the input.
 
 use std::collections::BTreeMap;
 use std::io::{self, BufRead, Read};
 use std::sync::{Condvar, Mutex, mpsc};
 
 use crate::input::Reader;
-use crate::split::{Batch, GameReader};
+use crate::split::{Batch, BatchData, GameReader};
 
 /// How a pipeline runs.
 #[derive(Clone, Copy, Debug)]
@@ -79,12 +83,14 @@ where
 {
     std::thread::scope(|scope| {
         let chunks = read_ahead(scope, source);
-        run_buffered(chunks, config, work, consume)
+        let games = GameReader::from_buf_read(chunks);
+        run_games(games, config, work, consume)
     })
 }
 
 /// As [`run`], for an opened input: a mapped file is split straight from
-/// memory, without a read-ahead thread; a stream is read ahead.
+/// memory, its batches stretches of the map rather than copies, without a
+/// read-ahead thread; a stream is read ahead.
 ///
 /// # Errors
 ///
@@ -101,15 +107,22 @@ where
     C: FnMut(&Batch, T) -> Result<(), E>,
 {
     match reader {
-        Reader::Mapped(mapped) => run_buffered(mapped, config, work, consume),
+        Reader::Mapped(mapped) => {
+            let (map, at, read) = mapped.into_parts();
+            run_games(
+                GameReader::from_mapped(map, at, read),
+                config,
+                work,
+                consume,
+            )
+        }
         Reader::Stream(stream) => run(stream, config, work, consume),
     }
 }
 
-/// As [`run`], splitting `source` on the reading thread: for sources that
-/// are fast to read (memory) or already read ahead.
-fn run_buffered<B, T, E, W, C>(
-    source: B,
+/// As [`run`], with the games of `games` (settings taken from `config`).
+fn run_games<B, T, E, W, C>(
+    games: GameReader<B>,
     config: PipelineConfig,
     work: W,
     mut consume: C,
@@ -135,17 +148,21 @@ where
     let work = &work;
 
     std::thread::scope(|scope| {
-        let mut games = GameReader::from_buf_read(source)
+        let mut games = games
             .batch_bytes(config.batch_bytes)
             .line_numbers(config.line_numbers);
         let (result_tx, result_rx) = mpsc::channel::<(u64, Batch, T)>();
-        // Consumed batches' buffers go back to the splitter: reusing them
-        // spares the kernel zeroing fresh pages for every batch.
-        let (spare_tx, spare_rx) = mpsc::channel::<Vec<u8>>();
+        // Consumed batches' bytes go back to the splitter: reusing buffers
+        // spares the kernel zeroing fresh pages for every batch, and the
+        // pages of a mapped file go back to the kernel.
+        let (spare_tx, spare_rx) = mpsc::channel::<BatchData>();
+        // This thread waits while a worker of the pool splits: that worker
+        // then helps with the work whenever the budget holds it back. Jobs
+        // run oldest first, the order the consumer needs them in.
         let splitter = std::thread::Builder::new()
             .name("pgn960-split".into())
             .spawn_scoped(scope, move || -> io::Result<()> {
-                pool.in_place_scope(|jobs| {
+                pool.scope_fifo(move |jobs| {
                     let mut seq = 0u64;
                     loop {
                         while let Ok(buffer) = spare_rx.try_recv() {
@@ -159,7 +176,7 @@ where
                             return Ok(()); // the consumer has stopped
                         }
                         let tx = result_tx.clone();
-                        jobs.spawn(move |_| {
+                        jobs.spawn_fifo(move |_| {
                             let result = work(&batch);
                             let _ = tx.send((seq, batch, result));
                         });
@@ -283,7 +300,7 @@ impl BufRead for ChunkReader {
 fn consume_in_order<T, E>(
     results: mpsc::Receiver<(u64, Batch, T)>,
     budget: &Budget,
-    spare: &mpsc::Sender<Vec<u8>>,
+    spare: &mpsc::Sender<BatchData>,
     consume: &mut impl FnMut(&Batch, T) -> Result<(), E>,
 ) -> Result<(), E> {
     let mut pending = BTreeMap::new();
@@ -307,7 +324,7 @@ const MAX_BYTES_IN_FLIGHT: usize = 32 << 20;
 
 /// What a batch holds in memory: its bytes and its tag and game records.
 fn batch_cost(batch: &Batch) -> usize {
-    batch.data.capacity()
+    batch.data.cost()
         + batch.tags.capacity() * std::mem::size_of::<crate::split::TagSpan>()
         + batch.games.capacity() * std::mem::size_of::<crate::split::Game>()
 }
@@ -341,20 +358,40 @@ impl Budget {
         }
     }
 
-    /// Waits until `cost` fits and takes it; `false` once closed.
+    /// Waits until `cost` fits and takes it; `false` once closed. While
+    /// it waits, the calling thread (a worker of the pool) does pending
+    /// work of the pool: when the workers are behind, the splitting
+    /// thread helps them instead of idling.
     fn take(&self, cost: usize) -> bool {
-        let mut state = self
-            .state
-            .lock()
-            .expect("no thread panics holding the budget");
-        while !state.closed && state.used > 0 && state.used + cost > self.limit {
-            state = self
-                .changed
-                .wait(state)
-                .expect("no thread panics holding the budget");
+        let lock = || {
+            self.state
+                .lock()
+                .expect("no thread panics holding the budget")
+        };
+        let fits = |state: &BudgetState| {
+            state.closed || state.used == 0 || state.used + cost <= self.limit
+        };
+        loop {
+            let mut state = lock();
+            if fits(&state) {
+                state.used += cost;
+                return !state.closed;
+            }
+            drop(state);
+            if rayon::yield_now() == Some(rayon::Yield::Executed) {
+                continue;
+            }
+            // Nothing to help with: every job in flight is being worked on,
+            // and the consumer gives bytes back as they finish.
+            let state = lock();
+            if !fits(&state) {
+                drop(
+                    self.changed
+                        .wait(state)
+                        .expect("no thread panics holding the budget"),
+                );
+            }
         }
-        state.used += cost;
-        !state.closed
     }
 
     fn give_back(&self, cost: usize) {
@@ -427,6 +464,50 @@ mod tests {
             assert_eq!(out, input);
             assert_eq!(indices, (1..=5000).collect::<Vec<u64>>());
         }
+    }
+
+    #[test]
+    fn a_mapped_file_gives_the_games_a_stream_gives() {
+        let input = archive(5000);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.pgn");
+        std::fs::write(&path, &input).unwrap();
+        let games_of = |reader: Reader, threads| {
+            let config = PipelineConfig {
+                threads,
+                batch_bytes: 4096,
+                ..PipelineConfig::default()
+            };
+            let mut games = Vec::new();
+            let mut bytes = Vec::new();
+            run_reader(
+                reader,
+                config,
+                |batch| {
+                    let games = batch.games.iter();
+                    games
+                        .map(|g| (g.index, g.line, batch.bytes(g).to_vec()))
+                        .collect::<Vec<_>>()
+                },
+                |batch, batch_games| {
+                    bytes.extend_from_slice(&batch.data);
+                    games.extend(batch_games);
+                    Ok::<_, ()>(())
+                },
+            )
+            .unwrap();
+            assert_eq!(bytes, input);
+            games
+        };
+        let open = || crate::input::open(&crate::input::Source::Path(path.clone())).unwrap();
+        let mapped = open();
+        assert!(matches!(mapped.reader, Reader::Mapped(_)));
+        let streamed = Reader::Stream(Box::new(std::io::Cursor::new(input.clone())));
+        let expected = games_of(streamed, 2);
+        assert_eq!(expected.len(), 5000);
+        assert_eq!(games_of(mapped.reader, 2), expected);
+        assert_eq!(games_of(open().reader, 1), expected);
+        assert_eq!(games_of(open().reader, 7), expected);
     }
 
     #[test]

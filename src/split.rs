@@ -27,8 +27,13 @@
 //! [`Batch::continuation`] bytes).
 
 use std::collections::HashSet;
+use std::fmt;
 use std::io::{self, BufRead, BufReader, Read};
-use std::ops::Range;
+use std::ops::{Deref, Range};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use memmap2::Mmap;
 
 use memchr::memchr2;
 
@@ -114,7 +119,7 @@ impl Game {
 #[derive(Debug, Default)]
 pub struct Batch {
     /// The bytes: `continuation` bytes, then every game's range in order.
-    pub data: Vec<u8>,
+    pub data: BatchData,
     /// How many leading bytes of `data` belong to an earlier, oversized
     /// game (or, in an input with no game at all, to no game).
     pub continuation: usize,
@@ -146,6 +151,85 @@ impl Batch {
     }
 }
 
+/// The bytes of a [`Batch`]: a buffer of its own, or a stretch of a file
+/// mapped into memory, shared without a copy. Either way a `[u8]`.
+pub struct BatchData(Data);
+
+enum Data {
+    Owned(Vec<u8>),
+    Mapped { map: Arc<Mmap>, range: Range<usize> },
+}
+
+impl BatchData {
+    /// The memory the bytes hold while the batch is in flight.
+    pub(crate) fn cost(&self) -> usize {
+        match &self.0 {
+            Data::Owned(bytes) => bytes.capacity(),
+            Data::Mapped { range, .. } => range.len(),
+        }
+    }
+}
+
+impl Deref for BatchData {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match &self.0 {
+            Data::Owned(bytes) => bytes,
+            Data::Mapped { map, range } => &map[range.clone()],
+        }
+    }
+}
+
+impl From<Vec<u8>> for BatchData {
+    fn from(bytes: Vec<u8>) -> Self {
+        BatchData(Data::Owned(bytes))
+    }
+}
+
+impl Default for BatchData {
+    fn default() -> Self {
+        Vec::new().into()
+    }
+}
+
+impl fmt::Debug for BatchData {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self.0 {
+            Data::Owned(_) => "owned",
+            Data::Mapped { .. } => "mapped",
+        };
+        write!(f, "BatchData({kind}, {} bytes)", self.len())
+    }
+}
+
+/// Where a [`GameReader`] keeps the bytes read and not yet handed out.
+enum Buffer {
+    /// Copied from a stream.
+    Owned(Vec<u8>),
+    /// A window `start..end` onto a mapped file, handed out without a copy.
+    Mapped {
+        map: Arc<Mmap>,
+        start: usize,
+        end: usize,
+        /// Pages before this have been given back to the kernel.
+        released: usize,
+        /// Bytes of the file read, for progress reports.
+        read: Arc<AtomicU64>,
+    },
+}
+
+impl Buffer {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Buffer::Owned(bytes) => bytes,
+            Buffer::Mapped {
+                map, start, end, ..
+            } => &map[*start..*end],
+        }
+    }
+}
+
 /// Reads games from a byte stream, in batches of whole games.
 ///
 /// # Example
@@ -163,7 +247,7 @@ impl Batch {
 /// ```
 pub struct GameReader<R> {
     source: R,
-    buf: Vec<u8>,
+    buf: Buffer,
     eof: bool,
     scanner: Scanner,
     batch_bytes: usize,
@@ -207,13 +291,30 @@ impl<R: Read> GameReader<BufReader<R>> {
     }
 }
 
+impl GameReader<io::Empty> {
+    /// A reader over a file mapped into memory from `from`, whose batches
+    /// are stretches of the map rather than copies; `read` counts the
+    /// bytes read.
+    pub(crate) fn from_mapped(map: Arc<Mmap>, from: usize, read: Arc<AtomicU64>) -> Self {
+        let mut reader = GameReader::from_buf_read(io::empty());
+        reader.buf = Buffer::Mapped {
+            map,
+            start: from,
+            end: from,
+            released: from,
+            read,
+        };
+        reader
+    }
+}
+
 impl<B: BufRead> GameReader<B> {
     /// A reader over a source that buffers itself; bytes are copied from
     /// its buffer straight into batches.
     pub fn from_buf_read(source: B) -> Self {
         GameReader {
             source,
-            buf: Vec::with_capacity(READ_BYTES * 2),
+            buf: Buffer::Owned(Vec::with_capacity(READ_BYTES * 2)),
             eof: false,
             scanner: Scanner::new(),
             batch_bytes: 1 << 20,
@@ -253,10 +354,25 @@ impl<B: BufRead> GameReader<B> {
     /// Hands back the [`Batch::data`] of a batch that is done with, to be
     /// reused for a later batch: fresh memory costs the kernel a page fault
     /// and a zeroed page for every 4 KiB. At most two are kept.
-    pub fn recycle(&mut self, mut buffer: Vec<u8>) {
-        if self.spare.len() < 2 && buffer.capacity() <= 2 * (self.batch_bytes + READ_BYTES) {
-            buffer.clear();
-            self.spare.push(buffer);
+    ///
+    /// The bytes of a batch from a mapped file are not copied: once the
+    /// batch is done with, its pages are given back to the kernel, so that
+    /// the mapped file never adds more than the batches in flight to the
+    /// memory in use.
+    pub fn recycle(&mut self, data: BatchData) {
+        match data.0 {
+            Data::Owned(mut buffer) => {
+                if self.spare.len() < 2 && buffer.capacity() <= 2 * (self.batch_bytes + READ_BYTES)
+                {
+                    buffer.clear();
+                    self.spare.push(buffer);
+                }
+            }
+            Data::Mapped { range, .. } => {
+                if let Buffer::Mapped { map, released, .. } = &mut self.buf {
+                    release_pages(map, released, range.end);
+                }
+            }
         }
     }
 
@@ -272,27 +388,28 @@ impl<B: BufRead> GameReader<B> {
             return self.pending_error.take().map_or(Ok(None), Err);
         }
         loop {
-            self.scanner.scan(&self.buf, self.eof);
+            let buf = self.buf.bytes();
+            self.scanner.scan(buf, self.eof);
+            let buffered = buf.len();
             if self.eof {
                 self.done = true;
-                self.scanner.finish(self.buf.len());
-                if self.buf.is_empty() {
+                self.scanner.finish(buffered);
+                if buffered == 0 {
                     return self.pending_error.take().map_or(Ok(None), Err);
                 }
-                let end = self.buf.len();
-                return Ok(Some(self.cut(end, false)));
+                return Ok(Some(self.cut(buffered, false)));
             }
             let complete = self.scanner.current.start;
             if complete >= self.batch_bytes {
                 return Ok(Some(self.cut(complete, false)));
             }
-            let current_len = self.buf.len() - complete;
+            let current_len = buffered - complete;
             let current_tags = self.scanner.tags.len() - self.scanner.current.tags_from;
             let oversized = current_len >= self.max_game_bytes || current_tags >= MAX_GAME_TAGS;
             // The scanner stops short of the buffer's end only to wait for
             // the rest of a line, at most MAX_TAG_LINE away: read on rather
             // than cut a few bytes at a time.
-            let waiting = self.scanner.pos < self.buf.len();
+            let waiting = self.scanner.pos < buffered;
             if oversized && !waiting && self.scanner.pos > complete {
                 let at = self.scanner.pos;
                 return Ok(Some(self.cut(at, true)));
@@ -306,8 +423,19 @@ impl<B: BufRead> GameReader<B> {
     }
 
     /// Reads up to [`READ_BYTES`] more, copying from the source's buffer
-    /// (which is reused, so nothing is zero-filled per read).
+    /// (which is reused, so nothing is zero-filled per read), or widens the
+    /// window onto a mapped file.
     fn fill(&mut self) -> io::Result<()> {
+        let buf = match &mut self.buf {
+            Buffer::Owned(buf) => buf,
+            Buffer::Mapped { map, end, read, .. } => {
+                let more = READ_BYTES.min(map.len() - *end);
+                *end += more;
+                read.fetch_add(more as u64, Ordering::Relaxed);
+                self.eof = *end == map.len();
+                return Ok(());
+            }
+        };
         let mut total = 0;
         while total < READ_BYTES {
             let chunk = match self.source.fill_buf() {
@@ -321,7 +449,7 @@ impl<B: BufRead> GameReader<B> {
             };
             // A source in memory hands out all it has: take a read's worth.
             let read = chunk.len().min(READ_BYTES - total);
-            self.buf.extend_from_slice(&chunk[..read]);
+            buf.extend_from_slice(&chunk[..read]);
             self.source.consume(read);
             total += read;
         }
@@ -333,29 +461,42 @@ impl<B: BufRead> GameReader<B> {
     /// becomes continuation bytes.
     fn cut(&mut self, at: usize, split_current: bool) -> Batch {
         let scanner = &mut self.scanner;
+        let buf = self.buf.bytes();
         if scanner.line.checked_to < at {
             // Bring the line cache up to the cut, whose bytes are leaving.
-            scanner.line_of(&self.buf, at);
+            scanner.line_of(buf, at);
         }
         // Decide now whether the line is an escape line, while its start
         // is still in the buffer.
-        scanner.escape_line(&self.buf);
+        scanner.escape_line(buf);
         if split_current {
             scanner.split_current(at);
         }
-        // The unfinished game moves to a fresh buffer; the finished bytes
-        // leave as the batch without being copied.
-        let wanted = (self.buf.len() - at + READ_BYTES).max(self.batch_bytes + READ_BYTES);
-        let mut rest = match self.spare.pop() {
-            Some(mut spare) => {
-                spare.reserve(wanted);
-                spare
+        let data = match &mut self.buf {
+            Buffer::Owned(buf) => {
+                // The unfinished game moves to a fresh buffer; the finished
+                // bytes leave as the batch without being copied.
+                let wanted = (buf.len() - at + READ_BYTES).max(self.batch_bytes + READ_BYTES);
+                let mut rest = match self.spare.pop() {
+                    Some(mut spare) => {
+                        spare.reserve(wanted);
+                        spare
+                    }
+                    None => Vec::with_capacity(wanted),
+                };
+                rest.extend_from_slice(&buf[at..]);
+                buf.truncate(at);
+                BatchData::from(std::mem::replace(buf, rest))
             }
-            None => Vec::with_capacity(wanted),
+            Buffer::Mapped { map, start, .. } => {
+                let range = *start..*start + at;
+                *start += at;
+                BatchData(Data::Mapped {
+                    map: Arc::clone(map),
+                    range,
+                })
+            }
         };
-        rest.extend_from_slice(&self.buf[at..]);
-        self.buf.truncate(at);
-        let data = std::mem::replace(&mut self.buf, rest);
 
         let mut games = std::mem::take(&mut scanner.games);
         let keep_tags = scanner.current.tags_from;
@@ -392,6 +533,23 @@ impl<B: BufRead> GameReader<B> {
         }
         self.lines_before += count_line_ends(data, counted_to, data.len(), self.cr_before);
         self.cr_before = data.last() == Some(&b'\r');
+    }
+}
+
+/// Gives the whole pages of `map[*released..to]` back to the kernel.
+fn release_pages(map: &Mmap, released: &mut usize, to: usize) {
+    const PAGE: usize = 4096;
+    let from = *released / PAGE * PAGE;
+    let to_page = to / PAGE * PAGE;
+    if to_page > from {
+        // SAFETY: `MADV_DONTNEED` on a read-only file mapping only drops the
+        // pages from this process; touching them again reads them back from
+        // the file. Nothing does: these bytes have been handed out and done
+        // with, and reading only moves on.
+        let _ = unsafe {
+            map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, to_page - from)
+        };
+        *released = to_page;
     }
 }
 
@@ -1490,7 +1648,7 @@ mod tests {
         let failing = std::io::Cursor::new(good.clone()).chain(FailingReader);
         let mut reader = GameReader::new(failing);
         let batch = reader.next_batch().expect("the bytes before the error");
-        assert_eq!(batch.expect("a batch").data, good);
+        assert_eq!(*batch.expect("a batch").data, good[..]);
         assert!(reader.next_batch().is_err());
         assert!(reader.next_batch().unwrap().is_none());
     }

@@ -2094,14 +2094,39 @@ fn peak_kib(pid: u32) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// Writes `kind.len()` bytes of `kind` to `out`; stops early when `out`
+/// fails (a child that died: the test reports why).
+fn write_hostile(kind: Hostile, out: &mut impl Write) {
+    let mut rng = Rng::new(1 << 30);
+    let head = kind.head();
+    if out.write_all(head).is_err() {
+        return;
+    }
+    let mut left = kind.len() - head.len() as u64;
+    let mut chunk = vec![0u8; 1 << 20];
+    let mut offset = 0;
+    while left > 0 {
+        let n = chunk.len().min(left as usize);
+        kind.fill(&mut rng, offset, &mut chunk[..n]);
+        if out.write_all(&chunk[..n]).is_err() {
+            return;
+        }
+        left -= n as u64;
+        offset += n as u64;
+    }
+}
+
 /// Streams `kind.len()` bytes of `kind` into `pgn960 COMMAND -q` through
-/// standard input, counting the output and polling peak memory.
+/// standard input, or from `file` (holding them) when given, counting the
+/// output and polling peak memory. A file is read through a memory map,
+/// whose pages count as memory in use too.
 ///
 /// `slow_reader` holds off reading the output for a while, as a slow disk
 /// or a slow pipe would: the batches in flight then fill up.
 fn run_hostile(
     command: &str,
     kind: Hostile,
+    file: Option<&Path>,
     args: &[&str],
     slow_reader: Option<Duration>,
     limit: Duration,
@@ -2110,28 +2135,21 @@ fn run_hostile(
     let mut child = Command::new(BIN)
         .args([command, "-q"])
         .args(args)
-        .stdin(Stdio::piped())
+        .args(file)
+        .stdin(if file.is_some() {
+            Stdio::null()
+        } else {
+            Stdio::piped()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("pgn960 starts");
     let pid = child.id();
-    let mut feed = child.stdin.take().expect("piped stdin");
+    let feed = child.stdin.take();
     let writer = thread::spawn(move || {
-        let mut rng = Rng::new(1 << 30);
-        let head = kind.head();
-        let _ = feed.write_all(head);
-        let mut left = kind.len() - head.len() as u64;
-        let mut chunk = vec![0u8; 1 << 20];
-        let mut offset = 0;
-        while left > 0 {
-            let n = chunk.len().min(left as usize);
-            kind.fill(&mut rng, offset, &mut chunk[..n]);
-            if feed.write_all(&chunk[..n]).is_err() {
-                return; // the child died; the test reports why
-            }
-            left -= n as u64;
-            offset += n as u64;
+        if let Some(mut feed) = feed {
+            write_hostile(kind, &mut feed);
         }
     });
     let mut out = child.stdout.take().expect("piped stdout");
@@ -2173,9 +2191,9 @@ fn run_hostile(
     }
 }
 
-fn check_hostile(kind: Hostile) {
+fn check_hostile(kind: Hostile, file: Option<&Path>) {
     let limit = Duration::from_secs(120);
-    let tag = run_hostile("tag", kind, &[], None, limit);
+    let tag = run_hostile("tag", kind, file, &[], None, limit);
     eprintln!(
         "{kind:?}, {} MiB: tag {:.1?}, peak {} MiB",
         kind.len() >> 20,
@@ -2196,7 +2214,7 @@ fn check_hostile(kind: Hostile) {
         PEAK_LIMIT_KIB >> 10
     );
     for command in ["stats", "validate"] {
-        let run = run_hostile(command, kind, &[], None, limit);
+        let run = run_hostile(command, kind, file, &[], None, limit);
         eprintln!(
             "{kind:?}, {} MiB: {command} {:.1?}, peak {} MiB, {} bytes out",
             kind.len() >> 20,
@@ -2220,17 +2238,31 @@ fn check_hostile(kind: Hostile) {
 
 #[test]
 fn endless_comment_runs_in_bounded_memory() {
-    check_hostile(Hostile::EndlessComment);
+    check_hostile(Hostile::EndlessComment, None);
 }
 
 #[test]
 fn random_bytes_run_in_bounded_memory() {
-    check_hostile(Hostile::RandomBytes);
+    check_hostile(Hostile::RandomBytes, None);
 }
 
 #[test]
 fn endless_tag_section_runs_in_bounded_memory() {
-    check_hostile(Hostile::EndlessTagSection);
+    check_hostile(Hostile::EndlessTagSection, None);
+}
+
+/// A file is mapped and its games handed out as stretches of the map: the
+/// pages must be given back as batches are done with, or a 1 GiB file
+/// would count as 1 GiB in use.
+#[test]
+fn endless_comment_in_a_mapped_file_runs_in_bounded_memory() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("endless-comment.pgn");
+    let mut file = io::BufWriter::new(fs::File::create(&path).expect("writable"));
+    write_hostile(Hostile::EndlessComment, &mut file);
+    file.flush().expect("written");
+    drop(file);
+    check_hostile(Hostile::EndlessComment, Some(&path));
 }
 
 /// Memory must not grow with the number of cores: eight worker threads
@@ -2242,6 +2274,7 @@ fn endless_comment_with_a_slow_reader_on_8_threads_runs_in_bounded_memory() {
     let run = run_hostile(
         "tag",
         kind,
+        None,
         &["--threads", "8"],
         Some(Duration::from_secs(5)),
         Duration::from_secs(120),

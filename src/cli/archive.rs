@@ -18,15 +18,6 @@ use pgn960::input::{self, Opened, Source};
 use pgn960::pipeline::{self, PipelineConfig, PipelineError};
 use pgn960::split::Batch;
 
-/// How much a command does per game, next to splitting the input.
-#[derive(Clone, Copy, Debug)]
-pub enum Work {
-    /// Reading tags (`tag`, `stats`): less than splitting takes.
-    Light,
-    /// Replaying moves (`validate`): more than splitting takes.
-    Heavy,
-}
-
 /// Inputs and run options common to the archive commands.
 #[derive(clap::Args, Debug)]
 pub struct ArchiveArgs {
@@ -35,9 +26,8 @@ pub struct ArchiveArgs {
     #[arg(value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
 
-    /// Worker threads (default: one per core, less one in `tag` and `stats`,
-    /// whose reading thread keeps a core busy). Output is the same for any
-    /// number.
+    /// Threads (default: one per core): one splits the input and helps with
+    /// the work when it is ahead. Output is the same for any number.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,
 
@@ -56,18 +46,12 @@ impl ArchiveArgs {
         }
     }
 
-    /// The pipeline settings these arguments ask for, for a command whose
-    /// per-game work is `work`.
-    pub fn pipeline(&self, work: Work) -> PipelineConfig {
+    /// The pipeline settings these arguments ask for.
+    pub fn pipeline(&self) -> PipelineConfig {
         let mut config = PipelineConfig::default();
-        config.threads = match (self.threads, work) {
-            (Some(threads), _) => usize::from(threads),
-            // The thread that splits the input is the bottleneck here and
-            // needs a core of its own; another worker would only take turns
-            // with it.
-            (None, Work::Light) => config.threads.saturating_sub(1).max(1),
-            (None, Work::Heavy) => config.threads,
-        };
+        if let Some(threads) = self.threads {
+            config.threads = usize::from(threads);
+        }
         config
     }
 

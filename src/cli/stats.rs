@@ -11,7 +11,7 @@ use pgn960::stats::{
     GroupBy, StatsOptions, StatsSummary, StatsTable, read_csv, stats_batch, write_csv,
 };
 
-use super::archive::{ArchiveArgs, Work, run_inputs};
+use super::archive::{ArchiveArgs, run_inputs};
 use super::{EXIT_ERROR, EXIT_OK};
 
 /// Count results per Chess960 start position and write them as CSV.
@@ -89,7 +89,7 @@ fn count_inputs(args: &Args) -> (StatsTable, bool, bool) {
     let mut summary = StatsSummary::default();
     let config = PipelineConfig {
         line_numbers: false, // no line is reported
-        ..args.archive.pipeline(Work::Light)
+        ..args.archive.pipeline()
     };
     let failed = run_inputs(
         &sources,

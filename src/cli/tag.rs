@@ -10,7 +10,7 @@ use pgn960::input::{self, Opened, Source};
 use pgn960::pipeline::{PipelineConfig, PipelineError};
 use pgn960::tag::{TagCounts, TagOptions, apply, tag_batch};
 
-use super::archive::{ArchiveArgs, Progress, Work, refuse_output_among_inputs, run_input};
+use super::archive::{ArchiveArgs, Progress, refuse_output_among_inputs, run_input};
 use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 
 /// Add or correct the Chess960Id tag of every Chess960 game.
@@ -165,7 +165,7 @@ fn tag_stream(
     let mut counts = TagCounts::default();
     let config = PipelineConfig {
         line_numbers: false, // tag shows no line numbers
-        ..args.archive.pipeline(Work::Light)
+        ..args.archive.pipeline()
     };
     let result = run_input(
         opened,

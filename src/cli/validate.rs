@@ -10,7 +10,7 @@ use anyhow::Context;
 use pgn960::validate::{Code, Finding, Severity, ValidateOptions, validate_batch};
 use serde::Serialize;
 
-use super::archive::{ArchiveArgs, Work, refuse_output_among_inputs, run_inputs};
+use super::archive::{ArchiveArgs, refuse_output_among_inputs, run_inputs};
 use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 
 /// Check Chess960 headers and moves; report every problem with a stable code.
@@ -153,12 +153,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let mut games = 0u64;
     let failed = run_inputs(
         &sources,
-        // Replaying moves outweighs splitting; checking tags does not.
-        args.archive.pipeline(if args.no_moves {
-            Work::Light
-        } else {
-            Work::Heavy
-        }),
+        args.archive.pipeline(),
         &mut progress,
         |batch| validate_batch(batch, options),
         |source, batch, findings| {
