@@ -51,6 +51,10 @@ impl Variant {
     /// assert_eq!(Variant::from_value(b"Antichess"), Variant::Other);
     /// ```
     pub fn from_value(value: &[u8]) -> Variant {
+        if value == b"Chess960" {
+            // The usual spelling, by far: spare the folding.
+            return Variant::Chess960 { common: true };
+        }
         let folded: Vec<u8> = value
             .iter()
             .filter(|b| !matches!(b, b' ' | b'-' | b'_' | b'\t'))
@@ -172,6 +176,7 @@ pub fn tag_value<'a>(batch: &'a Batch, tag: &TagSpan) -> Cow<'a, [u8]> {
 }
 
 /// Whether a tag has the given name (ASCII case-insensitive, as writers differ).
+#[inline]
 pub fn is_named(batch: &Batch, tag: &TagSpan, name: &str) -> bool {
     batch.name(tag).eq_ignore_ascii_case(name.as_bytes())
 }
@@ -195,12 +200,26 @@ pub fn classify(batch: &Batch, game: &Game) -> Classification {
     let mut variant = Variant::Absent;
     let mut first_board: Option<Board> = None;
     let mut start = Start::NoFen;
+    let mut fens = 0;
     for tag in batch.tags_of(game) {
         if is_named(batch, tag, "Variant") {
             variant = Variant::from_value(&tag_value(batch, tag));
         } else if is_named(batch, tag, "FEN") {
+            fens += 1;
             if matches!(start, Start::BadFen(_) | Start::FenConflict) {
                 continue;
+            }
+            if fens == 1
+                && let Some(rank) = plain_start_array(batch.raw_value(tag))
+            {
+                start = Start::Array(rank);
+                continue;
+            }
+            if let (2, Start::Array(rank)) = (fens, &start)
+                && first_board.is_none()
+            {
+                // The first FEN took the short way: its board, to compare.
+                first_board = Some(rank.board());
             }
             let value = tag_value(batch, tag);
             // Bytes that are not UTF-8 become U+FFFD, which no FEN accepts.
@@ -222,6 +241,31 @@ pub fn classify(batch: &Batch, game: &Game) -> Classification {
         }
     }
     Classification { start, variant }
+}
+
+/// The back rank of a FEN spelled the usual way for a start array: white's
+/// rank, `pppppppp/8/8/8/8/PPPPPPPP` and black's mirror image, a legal
+/// Chess960 arrangement. Most FEN tags in archives are spelled so; reading
+/// them takes no board. `None` for anything else, which the general way
+/// reads (and answers the same for these).
+fn plain_start_array(raw_value: &[u8]) -> Option<BackRank> {
+    const MIDDLE: &[u8] = b"/pppppppp/8/8/8/8/PPPPPPPP/";
+    let is_separator = |b: &u8| matches!(b, b' ' | b'_');
+    let from = raw_value.iter().position(|b| !is_separator(b))?;
+    let board = &raw_value[from..];
+    let board = &board[..board.iter().position(is_separator).unwrap_or(board.len())];
+    let (black, rest) = board.split_at_checked(8)?;
+    let (middle, white) = rest.split_at_checked(MIDDLE.len())?;
+    let lower = |b: &u8| matches!(b, b'r' | b'n' | b'b' | b'q' | b'k');
+    if middle != MIDDLE
+        || white.len() != 8
+        || !black.iter().all(lower)
+        || !white.eq_ignore_ascii_case(black)
+        || !white.iter().all(u8::is_ascii_uppercase)
+    {
+        return None;
+    }
+    BackRank::from_ascii(white).ok()
 }
 
 fn start_of(board: &Board) -> Start {
@@ -284,6 +328,68 @@ mod tests {
         ));
         assert_eq!(class.start, Start::FenConflict);
         assert_eq!(class.kind(), Kind::Unreadable);
+    }
+
+    /// The general reading of a FEN's start, for comparison.
+    fn general_start(fen: &str) -> Start {
+        match parse_placement(fen) {
+            Ok(board) => start_of(&board),
+            Err(err) => Start::BadFen(err),
+        }
+    }
+
+    #[test]
+    fn the_short_way_reads_fens_as_the_general_way_does() {
+        let mut fens: Vec<String> = BackRank::all()
+            .flat_map(|rank| [rank.to_xfen(), rank.to_shredder_fen()])
+            .collect();
+        fens.extend(
+            [
+                "  bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1",
+                "__bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR_w_KQkq_-_0_1",
+                "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR",
+                "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                "BBQNNRKR/pppppppp/8/8/8/8/PPPPPPPP/bbqnnrkr w KQkq - 0 1",
+                "bbqnnrkr/PPPPPPPP/8/8/8/8/pppppppp/BBQNNRKR w KQkq - 0 1",
+                "bqbnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BQBNNRKR w KQkq - 0 1",
+                "rkrnnqbb/pppppppp/8/8/8/8/PPPPPPPP/RKRNNQBB w KQkq - 0 1",
+                "bbqnnrk/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRK w KQkq - 0 1",
+                "bbqnnrkr/pppppppp/8/8/4P3/8/PPPP1PPP/BBQNNRKR b KQkq - 0 1",
+                "bbqnnrkr/pppppppp/44/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1",
+                "bbqnnrkrx/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1",
+                "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR[] w KQkq - 0 1",
+                "",
+            ]
+            .map(String::from),
+        );
+        for fen in &fens {
+            if let Some(rank) = plain_start_array(fen.as_bytes()) {
+                assert_eq!(Start::Array(rank), general_start(fen), "{fen}");
+            }
+        }
+        // The usual spellings do take the short way: every array in both
+        // notations, the three spellings of array 0 above, and RKRNNQBB.
+        let short = fens
+            .iter()
+            .filter(|f| plain_start_array(f.as_bytes()).is_some());
+        assert_eq!(short.count(), 2 * 960 + 4);
+    }
+
+    #[test]
+    fn a_second_fen_is_compared_after_a_first_read_the_short_way() {
+        let class = class_of(&format!(
+            "[FEN \"{FEN_0} w KQkq - 0 1\"]\n[FEN \"{FEN_0} w HFhf - 0 1\"]"
+        ));
+        assert_eq!(
+            class.start,
+            Start::Array(BackRank::from_scharnagl(0).unwrap())
+        );
+        let class = class_of(&format!(
+            "[FEN \"{FEN_0} w KQkq - 0 1\"]\n[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1\"]"
+        ));
+        assert_eq!(class.start, Start::FenConflict);
+        let class = class_of(&format!("[FEN \"{FEN_0} w KQkq - 0 1\"]\n[FEN \"broken\"]"));
+        assert!(matches!(class.start, Start::BadFen(_)));
     }
 
     #[test]

@@ -1030,7 +1030,7 @@ pub fn parse_placement(fen: &str) -> Result<Board, FenError> {
 
 /// Checks the shape of a FEN's board part: 8 ranks of 8 squares, piece
 /// letters and digits 1 to 8 only, no Crazyhouse pockets or markers.
-fn check_board_part(board_part: &str) -> Result<(), FenError> {
+pub(crate) fn check_board_part(board_part: &str) -> Result<(), FenError> {
     if board_part.contains(['[', ']', '~']) {
         return Err(FenError::Crazyhouse);
     }

@@ -21,8 +21,8 @@ use shakmaty::{
 };
 
 use crate::BackRank;
-use crate::classify::{Variant, is_named, tag_value};
-use crate::position::{BoardStart, StartArray, classify_board, parse_placement};
+use crate::classify::{Variant, tag_value};
+use crate::position::{BoardStart, StartArray, check_board_part, classify_board, parse_placement};
 use crate::split::{Batch, Game, TagSpan, count_line_ends, line_start};
 
 /// How serious a finding is.
@@ -278,7 +278,12 @@ impl<'a> GameCheck<'a> {
         let mut result_tag = None;
 
         for tag in tags {
-            let is = |name| is_named(batch, tag, name);
+            let name = batch.name(tag);
+            // Most tags are none of these: a length tells at once.
+            if !matches!(name.len(), 3 | 5 | 6 | 7 | 10 | 16) {
+                continue;
+            }
+            let is = |wanted: &str| name.eq_ignore_ascii_case(wanted.as_bytes());
             if is("Variant") {
                 variant = (Variant::from_value(&tag_value(batch, tag)), Some(tag));
             } else if is("SetUp") {
@@ -467,6 +472,9 @@ impl<'a> GameCheck<'a> {
         let value = tag_value(self.batch, tag);
         let text = String::from_utf8_lossy(&value);
         let text = text.trim();
+        if let Some(fen) = read_plain_fen(line, text) {
+            return Some(fen);
+        }
         let board = match parse_placement(text) {
             Ok(board) => board,
             Err(err) => {
@@ -803,6 +811,36 @@ impl<'a> GameCheck<'a> {
 
 /// Checks a castling field against a board. Returns how many rights it
 /// grants, or what is wrong.
+/// Reads a FEN written with single spaces that has nothing to report: its
+/// board has the right shape, shakmaty reads it whole, its side to move is
+/// `w` or `b` and its castling field names rooks that are there. Most FEN
+/// tags are such; they are read once, where [`GameCheck::read_fen`] reads
+/// others field by field to say what is wrong. `None`: read it that way.
+fn read_plain_fen(line: u64, text: &str) -> Option<ReadFen> {
+    if text.contains(['_', '\t']) || text.contains("  ") {
+        return None;
+    }
+    let mut fields = text.split(' ');
+    let (board, turn, castling) = (fields.next()?, fields.next()?, fields.next()?);
+    fields.next()?; // the en passant field: four at least
+    check_board_part(board).ok()?;
+    let turn = match turn {
+        "w" => Color::White,
+        "b" => Color::Black,
+        _ => return None,
+    };
+    let setup = Fen::from_ascii(text.as_bytes()).ok()?.into_setup();
+    let castling = check_castling(&setup.board, castling).ok()?;
+    Some(ReadFen {
+        tag_line: line,
+        board: setup.board.clone(),
+        clocks_initial: setup.halfmoves == 0 && setup.fullmoves.get() == 1,
+        setup: Some(setup),
+        castling: Some(castling),
+        turn: Some(turn),
+    })
+}
+
 fn check_castling(board: &Board, field: &str) -> Result<CastlingReport, String> {
     if field == "-" {
         return Ok(CastlingReport { rights: 0 });
