@@ -430,6 +430,11 @@ impl<B: BufRead> GameReader<B> {
             Buffer::Owned(buf) => buf,
             Buffer::Mapped { map, end, read, .. } => {
                 let more = READ_BYTES.min(map.len() - *end);
+                // One call maps the pages of the whole read, rather than a
+                // page fault every few pages. Only a hint: the pages are
+                // mapped on first touch anyway.
+                #[cfg(target_os = "linux")]
+                let _ = map.advise_range(memmap2::Advice::PopulateRead, *end, more);
                 *end += more;
                 read.fetch_add(more as u64, Ordering::Relaxed);
                 self.eof = *end == map.len();
