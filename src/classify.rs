@@ -248,7 +248,7 @@ pub fn classify(batch: &Batch, game: &Game) -> Classification {
 /// Chess960 arrangement. Most FEN tags in archives are spelled so; reading
 /// them takes no board. `None` for anything else, which the general way
 /// reads (and answers the same for these).
-fn plain_start_array(raw_value: &[u8]) -> Option<BackRank> {
+pub(crate) fn plain_start_array(raw_value: &[u8]) -> Option<BackRank> {
     const MIDDLE: &[u8] = b"/pppppppp/8/8/8/8/PPPPPPPP/";
     let is_separator = |b: &u8| matches!(b, b' ' | b'_');
     let from = raw_value.iter().position(|b| !is_separator(b))?;

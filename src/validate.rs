@@ -21,7 +21,7 @@ use shakmaty::{
 };
 
 use crate::BackRank;
-use crate::classify::{Variant, tag_value};
+use crate::classify::{Variant, plain_start_array, tag_value};
 use crate::position::{BoardStart, StartArray, check_board_part, classify_board, parse_placement};
 use crate::split::{Batch, Game, TagSpan, count_line_ends, line_start};
 
@@ -178,11 +178,107 @@ impl Default for ValidateOptions {
 pub fn validate_batch(batch: &Batch, options: ValidateOptions) -> Vec<Finding> {
     let mut findings = Vec::new();
     for game in &batch.games {
-        let start = findings.len();
-        GameCheck::new(batch, game, &mut findings).run(options);
-        findings[start..].sort_by_key(|f| (f.line, f.code));
+        check_game(batch, game, game.line, options, &mut findings);
     }
     findings
+}
+
+fn check_game(
+    batch: &Batch,
+    game: &Game,
+    line: u64,
+    options: ValidateOptions,
+    findings: &mut Vec<Finding>,
+) {
+    let start = findings.len();
+    GameCheck::new(batch, game, line, findings).run(options);
+    findings[start..].sort_by_key(|f| (f.line, f.code));
+}
+
+/// Where a game's first line starts: that of its first tag, else its
+/// first byte.
+fn first_line_start(batch: &Batch, game: &Game) -> usize {
+    batch
+        .tags_of(game)
+        .first()
+        .map_or(game.range.start, |t| line_start(&batch.data, t.name.start))
+}
+
+/// The findings of one batch, their lines counted from the batch's first
+/// line (see [`validate_batch_counting_lines`]).
+#[derive(Debug)]
+pub struct BatchFindings {
+    findings: Vec<Finding>,
+    /// Line ends in the batch.
+    lines: u64,
+    starts_with_lf: bool,
+    ends_with_cr: bool,
+}
+
+/// As [`validate_batch`], for a batch read without line numbers: the batch
+/// counts its own lines, so that counting them is shared out among the
+/// workers instead of holding up the thread that splits the input.
+/// [`LineNumbers::place`], called on every batch in input order, turns
+/// the lines into the input's.
+///
+/// ```
+/// use pgn960::split::GameReader;
+/// use pgn960::validate::{validate_batch, validate_batch_counting_lines, LineNumbers, ValidateOptions};
+///
+/// let pgn = b"[Event \"a\"]\n\n1. e4 *\n\n[FEN \"bad\"]\n\n*\n";
+/// let options = ValidateOptions::default();
+/// let mut numbered = GameReader::new(&pgn[..]).batch_bytes(1);
+/// let mut unnumbered = GameReader::new(&pgn[..]).batch_bytes(1).line_numbers(false);
+/// let mut lines = LineNumbers::default();
+/// while let Some(batch) = unnumbered.next_batch()? {
+///     let counted = lines.place(validate_batch_counting_lines(&batch, options));
+///     let numbered = numbered.next_batch()?.expect("the same batches");
+///     assert_eq!(counted, validate_batch(&numbered, options));
+/// }
+/// # Ok::<_, std::io::Error>(())
+/// ```
+pub fn validate_batch_counting_lines(batch: &Batch, options: ValidateOptions) -> BatchFindings {
+    let data = &batch.data;
+    let mut findings = Vec::new();
+    let (mut counted_to, mut lines) = (0, 0);
+    for game in &batch.games {
+        let first = first_line_start(batch, game);
+        lines += count_line_ends(data, counted_to, first, false);
+        counted_to = first;
+        check_game(batch, game, lines + 1, options, &mut findings);
+    }
+    lines += count_line_ends(data, counted_to, data.len(), false);
+    BatchFindings {
+        findings,
+        lines,
+        starts_with_lf: data.first() == Some(&b'\n'),
+        ends_with_cr: data.last() == Some(&b'\r'),
+    }
+}
+
+/// Turns the batch-relative lines of [`validate_batch_counting_lines`]
+/// into lines of the input, given the batches in input order.
+#[derive(Debug, Default)]
+pub struct LineNumbers {
+    /// Line ends before the next batch.
+    before: u64,
+    /// The last batch ended with `\r`: a `\n` starting the next ends no line.
+    cr_before: bool,
+}
+
+impl LineNumbers {
+    /// The findings of the next batch, with the input's line numbers.
+    pub fn place(&mut self, batch: BatchFindings) -> Vec<Finding> {
+        let joined = u64::from(self.cr_before && batch.starts_with_lf);
+        let offset = self.before - joined;
+        let mut findings = batch.findings;
+        for finding in &mut findings {
+            finding.line += offset;
+        }
+        self.before += batch.lines - joined;
+        self.cr_before = batch.ends_with_cr;
+        findings
+    }
 }
 
 /// A FEN tag read as far as it goes.
@@ -224,22 +320,23 @@ struct GameCheck<'a> {
     game: &'a Game,
     findings: &'a mut Vec<Finding>,
     first_line_start: usize,
+    /// The line of `first_line_start`.
+    line: u64,
     /// The last offset [`GameCheck::line_of`] counted to, and its line.
     known_line: Cell<(usize, u64)>,
 }
 
 impl<'a> GameCheck<'a> {
-    fn new(batch: &'a Batch, game: &'a Game, findings: &'a mut Vec<Finding>) -> Self {
-        let first_line_start = batch
-            .tags_of(game)
-            .first()
-            .map_or(game.range.start, |t| line_start(&batch.data, t.name.start));
+    /// Checks `game`, whose first line is `line`.
+    fn new(batch: &'a Batch, game: &'a Game, line: u64, findings: &'a mut Vec<Finding>) -> Self {
+        let first_line_start = first_line_start(batch, game);
         GameCheck {
             batch,
             game,
+            line,
             findings,
             first_line_start,
-            known_line: Cell::new((first_line_start, game.line)),
+            known_line: Cell::new((first_line_start, line)),
         }
     }
 
@@ -247,7 +344,7 @@ impl<'a> GameCheck<'a> {
     /// about when it lies before this one, so asking in input order (tags,
     /// then moves) costs one pass over the game, however many tags it has.
     fn line_of(&self, offset: usize) -> u64 {
-        let (mut from, mut line) = (self.first_line_start.min(offset), self.game.line);
+        let (mut from, mut line) = (self.first_line_start.min(offset), self.line);
         let (known_offset, known_line) = self.known_line.get();
         if (from..=offset).contains(&known_offset) {
             (from, line) = (known_offset, known_line);
@@ -379,7 +476,7 @@ impl<'a> GameCheck<'a> {
                     if let Err(err) = black {
                         rules.push(format!("black: {err}"));
                     }
-                    let line = fen.map_or(self.game.line, |f| f.tag_line);
+                    let line = fen.map_or(self.line, |f| f.tag_line);
                     illegal_back_rank = true;
                     self.report(
                         line,
@@ -390,7 +487,7 @@ impl<'a> GameCheck<'a> {
                 BoardStart::NotAStart => {}
             }
             if let Some(StartArray::DoubleFrc { white, black }) = array {
-                let line = fen.map_or(self.game.line, |f| f.tag_line);
+                let line = fen.map_or(self.line, |f| f.tag_line);
                 self.report(
                     line,
                     Code::DoubleFrc,
@@ -423,7 +520,7 @@ impl<'a> GameCheck<'a> {
             // it whole would hold it whole in memory.
             if options.moves {
                 self.report(
-                    self.game.line,
+                    self.line,
                     Code::GameTooLong,
                     "the game is too long to hold in memory (over 16 MiB or 65,536 tag pairs): \
                      its moves are not replayed"
@@ -455,7 +552,7 @@ impl<'a> GameCheck<'a> {
             // about its material would only repeat it.
             Err(_) if illegal_back_rank => {}
             Err(err) => {
-                let line = first_fen_line.unwrap_or(self.game.line);
+                let line = first_fen_line.unwrap_or(self.line);
                 self.report(
                     line,
                     Code::PositionIllegal,
@@ -472,7 +569,7 @@ impl<'a> GameCheck<'a> {
         let value = tag_value(self.batch, tag);
         let text = String::from_utf8_lossy(&value);
         let text = text.trim();
-        if let Some(fen) = read_plain_fen(line, text) {
+        if let Some(fen) = read_start_fen(line, text).or_else(|| read_plain_fen(line, text)) {
             return Some(fen);
         }
         let board = match parse_placement(text) {
@@ -604,7 +701,7 @@ impl<'a> GameCheck<'a> {
         array: Option<StartArray>,
         (variant, tag): (Variant, Option<&TagSpan>),
     ) {
-        let line = tag.map_or(self.game.line, |t| self.line_of(t.name.start));
+        let line = tag.map_or(self.line, |t| self.line_of(t.name.start));
         let is_960_array = array.is_some_and(|a| a != StartArray::Chess960(BackRank::STANDARD));
         let shown = tag.map(|t| String::from_utf8_lossy(&tag_value(self.batch, t)).into_owned());
         match variant {
@@ -793,7 +890,7 @@ impl<'a> GameCheck<'a> {
                 "the Result tag",
             ),
             (None, Some(token)) => (
-                self.game.line,
+                self.line,
                 String::from_utf8_lossy(token).into_owned(),
                 "the result token",
             ),
@@ -811,6 +908,37 @@ impl<'a> GameCheck<'a> {
 
 /// Checks a castling field against a board. Returns how many rights it
 /// grants, or what is wrong.
+/// Reads a FEN that is exactly a Chess960 start as [`BackRank::to_xfen`]
+/// or [`BackRank::to_shredder_fen`] write it, as lichess and most tools
+/// write them: without parsing, to what [`read_plain_fen`] reads from it.
+fn read_start_fen(line: u64, text: &str) -> Option<ReadFen> {
+    let (placement, rest) = text.split_once(' ')?;
+    let rank = plain_start_array(placement.as_bytes())?;
+    if placement.len() != START_PLACEMENT_LEN
+        || (rest != "w KQkq - 0 1" && text != rank.to_shredder_fen())
+    {
+        return None;
+    }
+    let board = rank.board();
+    let setup = shakmaty::Setup {
+        // Every rook of a start array is a castling rook.
+        castling_rights: board.rooks(),
+        board: board.clone(),
+        ..shakmaty::Setup::empty()
+    };
+    Some(ReadFen {
+        tag_line: line,
+        board,
+        setup: Some(setup),
+        castling: Some(CastlingReport { rights: 4 }),
+        turn: Some(Color::White),
+        clocks_initial: true,
+    })
+}
+
+/// The length of a start array's placement: `rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR`.
+const START_PLACEMENT_LEN: usize = 43;
+
 /// Reads a FEN written with single spaces that has nothing to report: its
 /// board has the right shape, shakmaty reads it whole, its side to move is
 /// `w` or `b` and its castling field names rooks that are there. Most FEN
@@ -1071,6 +1199,68 @@ mod tests {
     }
 
     const FEN_0: &str = "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1";
+
+    /// What the short ways read from a FEN, for comparison.
+    fn summary(fen: &ReadFen) -> impl PartialEq + std::fmt::Debug {
+        (
+            fen.tag_line,
+            fen.board.clone(),
+            fen.setup.clone(),
+            fen.castling.as_ref().map(|c| c.rights),
+            fen.turn,
+            fen.clocks_initial,
+        )
+    }
+
+    #[test]
+    fn a_crlf_split_between_batches_ends_one_line() {
+        let finding = |line| Finding {
+            game: 1,
+            line,
+            code: Code::IllegalMove,
+            message: String::new(),
+        };
+        let mut lines = LineNumbers::default();
+        // "a\r\nb\r" then "\nc\n" with a finding on line 3 ("c"), which
+        // the second batch, counting its leading "\n", calls line 2.
+        let first = BatchFindings {
+            findings: vec![finding(2)],
+            lines: 2,
+            starts_with_lf: false,
+            ends_with_cr: true,
+        };
+        assert_eq!(lines.place(first), [finding(2)]);
+        let second = BatchFindings {
+            findings: vec![finding(2)],
+            lines: 2,
+            starts_with_lf: true,
+            ends_with_cr: false,
+        };
+        assert_eq!(lines.place(second), [finding(3)]);
+        assert_eq!(lines.before, 3);
+    }
+
+    #[test]
+    fn start_fens_read_without_parsing_as_when_parsed() {
+        for rank in BackRank::all() {
+            for fen in [rank.to_xfen(), rank.to_shredder_fen()] {
+                let short = read_start_fen(7, &fen).expect("a start FEN");
+                let parsed = read_plain_fen(7, &fen).expect("a FEN with nothing to report");
+                assert_eq!(summary(&short), summary(&parsed), "{fen}");
+            }
+        }
+        for fen in [
+            "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR b KQkq - 0 1",
+            "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w Kkq - 0 1",
+            "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 2",
+            "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HAha - 0 1",
+            "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR_w KQkq - 0 1",
+            "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR  w KQkq - 0 1",
+            "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq -",
+        ] {
+            assert!(read_start_fen(7, fen).is_none(), "{fen}");
+        }
+    }
 
     #[test]
     fn clean_960_game_has_no_finding() {

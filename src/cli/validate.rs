@@ -7,7 +7,11 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::Context;
-use pgn960::validate::{Code, Finding, Severity, ValidateOptions, validate_batch};
+use pgn960::input::Source;
+use pgn960::pipeline::PipelineConfig;
+use pgn960::validate::{
+    Code, Finding, LineNumbers, Severity, ValidateOptions, validate_batch_counting_lines,
+};
 use serde::Serialize;
 
 use super::archive::{ArchiveArgs, refuse_output_among_inputs, run_inputs};
@@ -151,12 +155,24 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let mut progress = args.archive.progress(&sources);
     let mut per_code: BTreeMap<Code, u64> = BTreeMap::new();
     let mut games = 0u64;
+    // Lines are counted by the workers, batch by batch, and placed here in
+    // input order; each input counts from its own first line.
+    let mut lines = LineNumbers::default();
+    let mut input: *const Source = std::ptr::null();
+    let config = PipelineConfig {
+        line_numbers: false,
+        ..args.archive.pipeline()
+    };
     let failed = run_inputs(
         &sources,
-        args.archive.pipeline(),
+        config,
         &mut progress,
-        |batch| validate_batch(batch, options),
+        |batch| validate_batch_counting_lines(batch, options),
         |source, batch, findings| {
+            if !std::ptr::eq(source, input) {
+                (input, lines) = (source, LineNumbers::default());
+            }
+            let findings = lines.place(findings);
             games += batch.games.len() as u64;
             let name = source.to_string();
             for finding in &findings {
