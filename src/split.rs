@@ -694,7 +694,7 @@ struct Scanner {
 /// What [`Scanner::find`] looks for.
 #[derive(Clone, Copy, Debug)]
 enum Stop {
-    /// `{`, `[` or `;`: what ends a stretch of movetext.
+    /// `{`, `[`, `;` or `%`: what ends a stretch of movetext.
     Movetext,
     /// `}`: the end of a comment.
     CommentEnd,
@@ -713,7 +713,12 @@ impl Stop {
 
     fn search(self, bytes: &[u8]) -> Option<usize> {
         match self {
-            Stop::Movetext => memchr::memchr3(b'{', b'[', b';', bytes),
+            Stop::Movetext => {
+                // Four bytes: memchr3 for three, then `%` where it stopped.
+                let three = memchr::memchr3(b'{', b'[', b';', bytes);
+                let before = &bytes[..three.unwrap_or(bytes.len())];
+                memchr::memchr(b'%', before).or(three)
+            }
             Stop::CommentEnd => memchr::memchr(b'}', bytes),
         }
     }
@@ -855,6 +860,21 @@ impl Scanner {
         hit
     }
 
+    /// Whether the comment opened at `open` (`None`: somewhere before) and
+    /// closed at `close` closed on an escape line, whose rest is then
+    /// skipped. Only a comment that spans lines can: the line it opened on
+    /// is none (its `%` would have come first).
+    fn ends_on_escape_line(&mut self, buf: &[u8], open: Option<usize>, close: usize) -> bool {
+        let one_line = open.is_some_and(|open| {
+            self.block.as_ref().is_some_and(|block| {
+                block.start <= open
+                    && close < block.end()
+                    && bits_between(block.line_ends, open - block.start, close - block.start) == 0
+            })
+        });
+        !one_line && self.line_of(buf, close).1
+    }
+
     /// The next movetext stop from `from` when the block at hand shows it
     /// to be a `{` on the line of the `{` at `open`, which is no escape line:
     /// a comment that needs no further checks. `None` whenever the block
@@ -923,18 +943,24 @@ impl Scanner {
                 },
                 Mode::Movetext => {
                     // Line ends do not matter here: a new game must start
-                    // with `[`, and comments with `{` or `;`.
+                    // with `[`, comments with `{` or `;`, and escape lines
+                    // with `%`. Whatever stop comes first on a line is no
+                    // later than its `%`: only a `%` (or the end of a
+                    // comment) asks whether the line is an escape line.
                     let Some(at) = self.find(buf, self.pos, Stop::Movetext) else {
                         self.pos = buf.len();
                         return;
                     };
-                    let (line, escape) = self.line_of(buf, at);
-                    if escape {
-                        self.mode = Mode::RestOfLine;
-                        self.pos = at;
-                        continue;
-                    }
                     match buf[at] {
+                        b'%' => {
+                            let (_, escape) = self.line_of(buf, at);
+                            if escape {
+                                self.mode = Mode::RestOfLine;
+                                self.pos = at;
+                            } else {
+                                self.pos = at + 1;
+                            }
+                        }
                         b'{' => {
                             // Comments come close together (a clock after
                             // every move): skip them one after another
@@ -947,6 +973,10 @@ impl Scanner {
                                     break;
                                 };
                                 self.pos = close + 1;
+                                if self.ends_on_escape_line(buf, Some(open), close) {
+                                    self.mode = Mode::RestOfLine;
+                                    break;
+                                }
                                 match self.next_open_on_line(open, close + 1) {
                                     Some(next) => open = next,
                                     None => break,
@@ -958,6 +988,7 @@ impl Scanner {
                             self.pos = at + 1;
                         }
                         _ => {
+                            let (line, _) = self.line_of(buf, at);
                             // Only blanks between the line start and `at`: look
                             // back over blanks, never over the whole line.
                             let at_line_start = line.is_some_and(|line| {
@@ -1012,7 +1043,11 @@ impl Scanner {
                 Mode::Comment => match self.find(buf, self.pos, Stop::CommentEnd) {
                     Some(close) => {
                         self.pos = close + 1;
-                        self.mode = Mode::Movetext;
+                        self.mode = if self.ends_on_escape_line(buf, None, close) {
+                            Mode::RestOfLine
+                        } else {
+                            Mode::Movetext
+                        };
                     }
                     None => self.pos = buf.len(),
                 },

@@ -17,7 +17,7 @@ pub(super) struct Block {
     pub start: usize,
     /// At most [`BLOCK`]; fewer only at the end of the buffer.
     pub len: usize,
-    /// `{`, `[` and `;`: where movetext stops.
+    /// `{`, `[`, `;` and `%`: where movetext stops.
     pub movetext: u64,
     /// `{`: where a comment begins.
     pub open: u64,
@@ -111,7 +111,10 @@ fn masks_sse2(chunk: &[u8; BLOCK]) -> [u64; 4] {
         // SAFETY: `lane` holds 16 bytes, and the load needs no alignment.
         let v = unsafe { _mm_loadu_si128(lane.as_ptr().cast::<__m128i>()) };
         let open = eq(v, b'{');
-        let movetext = _mm_or_si128(_mm_or_si128(open, eq(v, b'[')), eq(v, b';'));
+        let movetext = _mm_or_si128(
+            _mm_or_si128(open, eq(v, b'[')),
+            _mm_or_si128(eq(v, b';'), eq(v, b'%')),
+        );
         let line_ends = _mm_or_si128(eq(v, b'\n'), eq(v, b'\r'));
         out[0] |= bits(movetext) << (16 * i);
         out[1] |= bits(open) << (16 * i);
@@ -126,7 +129,7 @@ fn masks_sse2(chunk: &[u8; BLOCK]) -> [u64; 4] {
 fn masks_scalar(chunk: &[u8; BLOCK]) -> [u64; 4] {
     let mut out = [0u64; 4];
     for (i, &b) in chunk.iter().enumerate() {
-        out[0] |= u64::from(matches!(b, b'{' | b'[' | b';')) << i;
+        out[0] |= u64::from(matches!(b, b'{' | b'[' | b';' | b'%')) << i;
         out[1] |= u64::from(b == b'{') << i;
         out[2] |= u64::from(b == b'}') << i;
         out[3] |= u64::from(matches!(b, b'\n' | b'\r')) << i;
