@@ -6,10 +6,16 @@
 //!
 //! Asserts: the batches' bytes concatenate to the input; the tagged output
 //! differs from the input only in id tags and their line endings; tagging
-//! the output again gives the same bytes.
+//! the output again gives the same bytes; the input written to a file and
+//! read through the pipeline (which maps a file and hands out stretches of
+//! the map) gives the same output.
 #![no_main]
 
+use std::io::Write;
+
 use libfuzzer_sys::fuzz_target;
+use pgn960::input::{Compression, Source, open};
+use pgn960::pipeline::{PipelineConfig, run_reader};
 use pgn960::split::GameReader;
 use pgn960::tag::{TagOptions, apply, strip_ids, tag_batch};
 
@@ -34,7 +40,41 @@ fuzz_target!(|data: &[u8]| {
     );
     let (_, twice) = tag(&once, batch_bytes, options);
     assert!(twice == once, "tagging the output again changed it");
+    if let Some(mapped) = tag_mapped(input, batch_bytes, options) {
+        assert!(
+            mapped == once,
+            "a mapped file tags differently from the same bytes streamed"
+        );
+    }
 });
+
+/// Tags `input` written to a file, through the pipeline as the binary does;
+/// `None` when the file does not open as plain PGN (its first bytes are a
+/// compression format's or another file type's magic).
+fn tag_mapped(input: &[u8], batch_bytes: usize, options: TagOptions) -> Option<Vec<u8>> {
+    let mut file = tempfile::NamedTempFile::new_in("/dev/shm")
+        .or_else(|_| tempfile::NamedTempFile::new())
+        .expect("a temporary file");
+    file.write_all(input).expect("writing a temporary file");
+    let opened = open(&Source::Path(file.path().to_path_buf())).ok()?;
+    if opened.compression != Compression::None {
+        return None;
+    }
+    let config = PipelineConfig {
+        threads: 2,
+        batch_bytes,
+        line_numbers: false,
+    };
+    let mut out = Vec::with_capacity(input.len() + 64);
+    let result = run_reader(
+        opened.reader,
+        config,
+        |batch| tag_batch(batch, options),
+        |batch, (edits, _counts)| apply(&batch.data, &edits, &mut out),
+    );
+    assert!(result.is_ok(), "reading a plain file in memory cannot fail");
+    Some(out)
+}
 
 /// Tags `input`; returns the concatenated batch bytes and the output.
 fn tag(input: &[u8], batch_bytes: usize, options: TagOptions) -> (Vec<u8>, Vec<u8>) {
