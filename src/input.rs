@@ -378,24 +378,29 @@ impl Mapped {
         (self.map, self.at, self.count)
     }
 
-    /// Hands the pages already read back to the kernel.
+    /// Hands the pages already read back to the kernel, a MiB at a time.
     fn release_read_pages(&mut self) {
-        let page = 4096;
-        let to = self.at / page * page;
-        if to < self.released + RELEASE_BYTES {
-            return;
+        if self.at >= self.released + RELEASE_BYTES {
+            release_pages(&self.map, &mut self.released, self.at);
         }
+    }
+}
+
+/// Gives the whole pages of `map[*released..to]` back to the kernel and
+/// moves `released` up to the last of them.
+pub(crate) fn release_pages(map: &memmap2::Mmap, released: &mut usize, to: usize) {
+    const PAGE: usize = 4096;
+    let from = *released / PAGE * PAGE;
+    let to_page = to / PAGE * PAGE;
+    if to_page > from {
         // SAFETY: `MADV_DONTNEED` on a read-only file mapping only drops the
         // pages from this process; touching them again reads them back from
-        // the file. Nothing reads them again anyway: reading only moves on.
+        // the file. Nothing does: callers give back only bytes that have
+        // been read and done with, and reading only moves on.
         let _ = unsafe {
-            self.map.unchecked_advise_range(
-                memmap2::UncheckedAdvice::DontNeed,
-                self.released,
-                to - self.released,
-            )
+            map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, to_page - from)
         };
-        self.released = to;
+        *released = to_page;
     }
 }
 

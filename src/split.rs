@@ -33,9 +33,10 @@ use std::ops::{Deref, Range};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use memchr::memchr2;
 use memmap2::Mmap;
 
-use memchr::memchr2;
+use crate::input::release_pages;
 
 mod block;
 use block::{Block, bits_between};
@@ -538,23 +539,6 @@ impl<B: BufRead> GameReader<B> {
         }
         self.lines_before += count_line_ends(data, counted_to, data.len(), self.cr_before);
         self.cr_before = data.last() == Some(&b'\r');
-    }
-}
-
-/// Gives the whole pages of `map[*released..to]` back to the kernel.
-fn release_pages(map: &Mmap, released: &mut usize, to: usize) {
-    const PAGE: usize = 4096;
-    let from = *released / PAGE * PAGE;
-    let to_page = to / PAGE * PAGE;
-    if to_page > from {
-        // SAFETY: `MADV_DONTNEED` on a read-only file mapping only drops the
-        // pages from this process; touching them again reads them back from
-        // the file. Nothing does: these bytes have been handed out and done
-        // with, and reading only moves on.
-        let _ = unsafe {
-            map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, to_page - from)
-        };
-        *released = to_page;
     }
 }
 
