@@ -24,7 +24,9 @@ use crate::split::{Batch, BatchData, GameReader};
 /// How a pipeline runs.
 #[derive(Clone, Copy, Debug)]
 pub struct PipelineConfig {
-    /// Worker threads for per-batch work. Defaults to the number of cores.
+    /// Threads of the pool that does the per-batch work; the splitting
+    /// runs on one of them, which helps with the work when it is ahead.
+    /// Defaults to the number of cores.
     pub threads: usize,
     /// Bytes of whole games per batch. Defaults to 1 MiB.
     pub batch_bytes: usize,
