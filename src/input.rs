@@ -406,12 +406,7 @@ pub(crate) fn release_pages(map: &memmap2::Mmap, released: &mut usize, to: usize
 
 impl Read for Mapped {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = {
-            let rest = self.fill_buf()?;
-            let n = rest.len().min(buf.len());
-            buf[..n].copy_from_slice(&rest[..n]);
-            n
-        };
+        let n = self.fill_buf()?.read(buf)?;
         self.consume(n);
         Ok(n)
     }

@@ -266,9 +266,7 @@ struct ChunkReader {
 
 impl Read for ChunkReader {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        let chunk = self.fill_buf()?;
-        let n = out.len().min(chunk.len());
-        out[..n].copy_from_slice(&chunk[..n]);
+        let n = self.fill_buf()?.read(out)?;
         self.consume(n);
         Ok(n)
     }

@@ -297,15 +297,14 @@ impl GameReader<io::Empty> {
     /// are stretches of the map rather than copies; `read` counts the
     /// bytes read.
     pub(crate) fn from_mapped(map: Arc<Mmap>, from: usize, read: Arc<AtomicU64>) -> Self {
-        let mut reader = GameReader::from_buf_read(io::empty());
-        reader.buf = Buffer::Mapped {
+        let window = Buffer::Mapped {
             map,
             start: from,
             end: from,
             released: from,
             read,
         };
-        reader
+        GameReader::with_buffer(io::empty(), window)
     }
 }
 
@@ -313,9 +312,13 @@ impl<B: BufRead> GameReader<B> {
     /// A reader over a source that buffers itself; bytes are copied from
     /// its buffer straight into batches.
     pub fn from_buf_read(source: B) -> Self {
+        GameReader::with_buffer(source, Buffer::Owned(Vec::with_capacity(READ_BYTES * 2)))
+    }
+
+    fn with_buffer(source: B, buf: Buffer) -> Self {
         GameReader {
             source,
-            buf: Buffer::Owned(Vec::with_capacity(READ_BYTES * 2)),
+            buf,
             eof: false,
             scanner: Scanner::new(),
             batch_bytes: 1 << 20,

@@ -376,10 +376,7 @@ impl<'a> GameCheck<'a> {
 
         for tag in tags {
             let name = batch.name(tag);
-            // Most tags are none of these: a length tells at once.
-            if !matches!(name.len(), 3 | 5 | 6 | 7 | 10 | 16) {
-                continue;
-            }
+            // Compares lengths first: most tags are none of these.
             let is = |wanted: &str| name.eq_ignore_ascii_case(wanted.as_bytes());
             if is("Variant") {
                 variant = (Variant::from_value(&tag_value(batch, tag)), Some(tag));
