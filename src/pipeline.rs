@@ -5,14 +5,17 @@
 //! map, never copied; any other input (standard input, a pipe, a
 //! compressed file) is read, and decompressed, a few chunks ahead on a
 //! thread of its own. One thread splits the bytes into [`Batch`]es of
-//! whole games (sequential work); a rayon pool does the per-game work on
-//! whole batches. The splitting thread is a worker of that pool: when the
-//! work falls behind, it helps rather than waits, so `--threads N` puts N
-//! cores to use whichever side is the slower. The calling thread receives
-//! the results and re-sequences them, so output never depends on the
-//! thread count or on timing. The bytes of batches in flight are bounded
-//! (at most 32 MiB, whatever the thread count), which bounds memory
-//! whatever the input.
+//! whole games; a rayon pool does the per-game work on whole batches. The
+//! splitting thread is a worker of that pool: when the work falls behind,
+//! it helps rather than waits, so `--threads N` puts N cores to use
+//! whichever side is the slower. A mapped file is also split by jobs of
+//! the pool, from places where a game certainly begins, ahead of the
+//! splitting thread, which then only hands their batches on in order
+//! ([`speculative`]); a stream can only be split front to back. The
+//! calling thread receives the results and re-sequences them, so output
+//! never depends on the thread count or on timing. The bytes of batches in
+//! flight are bounded (at most 32 MiB, whatever the thread count), which
+//! bounds memory whatever the input.
 
 use std::collections::BTreeMap;
 use std::io::{self, BufRead, Read};
@@ -20,6 +23,9 @@ use std::sync::{Condvar, Mutex, mpsc};
 
 use crate::input::Reader;
 use crate::split::{Batch, BatchData, GameReader};
+
+mod speculative;
+use speculative::Chain;
 
 /// How a pipeline runs.
 #[derive(Clone, Copy, Debug)]
@@ -42,6 +48,15 @@ impl Default for PipelineConfig {
             batch_bytes: 1 << 20,
             line_numbers: true,
         }
+    }
+}
+
+impl PipelineConfig {
+    /// `games` with this batch size and line numbering.
+    fn set_up<B: BufRead>(self, games: GameReader<B>) -> GameReader<B> {
+        games
+            .batch_bytes(self.batch_bytes)
+            .line_numbers(self.line_numbers)
     }
 }
 
@@ -85,14 +100,15 @@ where
 {
     std::thread::scope(|scope| {
         let chunks = read_ahead(scope, source);
-        let games = GameReader::from_buf_read(chunks);
+        let games = config.set_up(GameReader::from_buf_read(chunks));
         run_games(games, config, work, consume)
     })
 }
 
 /// As [`run`], for an opened input: a mapped file is split straight from
 /// memory, its batches stretches of the map rather than copies, without a
-/// read-ahead thread; a stream is read ahead.
+/// read-ahead thread, and (with two threads or more, when it is longer
+/// than 4 MiB) on several threads at once; a stream is read ahead.
 ///
 /// # Errors
 ///
@@ -108,29 +124,84 @@ where
     W: Fn(&Batch) -> T + Sync,
     C: FnMut(&Batch, T) -> Result<(), E>,
 {
-    match reader {
-        Reader::Mapped(mapped) => {
-            let (map, at, read) = mapped.into_parts();
-            run_games(
-                GameReader::from_mapped(map, at, read),
-                config,
-                work,
-                consume,
-            )
-        }
-        Reader::Stream(stream) => run(stream, config, work, consume),
+    run_reader_split_every(reader, config, speculative::STRETCH, work, consume)
+}
+
+/// As [`run_reader`], with a mapped file split on several threads at once
+/// from `[Event` lines at least `stretch` bytes apart (rather than 2 MiB),
+/// when there are several threads and the file is at least two stretches
+/// long. For tests and fuzzing: small inputs need a small stretch to be
+/// split that way at all.
+///
+/// # Errors
+///
+/// As [`run`].
+#[doc(hidden)]
+pub fn run_reader_split_every<T, E, W, C>(
+    reader: Reader,
+    config: PipelineConfig,
+    stretch: usize,
+    work: W,
+    consume: C,
+) -> Result<(), PipelineError<E>>
+where
+    T: Send,
+    W: Fn(&Batch) -> T + Sync,
+    C: FnMut(&Batch, T) -> Result<(), E>,
+{
+    let mapped = match reader {
+        Reader::Mapped(mapped) => mapped,
+        Reader::Stream(stream) => return run(stream, config, work, consume),
+    };
+    let (map, at, read) = mapped.into_parts();
+    if config.threads >= 2 && map.len() - at >= stretch.saturating_mul(2) {
+        let chain = Chain::new(map, at, read, config, stretch);
+        run_games(chain, config, work, consume)
+    } else {
+        let games = config.set_up(GameReader::from_mapped(map, at, read));
+        run_games(games, config, work, consume)
     }
 }
 
-/// As [`run`], with the games of `games` (settings taken from `config`).
-fn run_games<B, T, E, W, C>(
-    games: GameReader<B>,
+/// Where the splitting thread takes batches from.
+trait BatchSource: Send {
+    /// The next batch in input order; jobs of its own go to `jobs`.
+    fn next_batch(&mut self, jobs: &rayon::ScopeFifo<'_>) -> io::Result<Option<Batch>>;
+
+    /// Takes back the bytes of a consumed batch.
+    fn recycle(&mut self, data: BatchData);
+}
+
+impl<B: BufRead + Send> BatchSource for GameReader<B> {
+    fn next_batch(&mut self, _: &rayon::ScopeFifo<'_>) -> io::Result<Option<Batch>> {
+        GameReader::next_batch(self)
+    }
+
+    fn recycle(&mut self, data: BatchData) {
+        GameReader::recycle(self, data);
+    }
+}
+
+impl BatchSource for Chain {
+    fn next_batch(&mut self, jobs: &rayon::ScopeFifo<'_>) -> io::Result<Option<Batch>> {
+        Chain::next_batch(self, jobs)
+    }
+
+    fn recycle(&mut self, data: BatchData) {
+        Chain::recycle(self, data);
+    }
+}
+
+/// As [`run`], with the batches of `games`: a [`GameReader`] set up by
+/// [`PipelineConfig::set_up`], or a [`Chain`].
+fn run_games<S, T, E, W, C>(
+    mut games: S,
     config: PipelineConfig,
     work: W,
     mut consume: C,
 ) -> Result<(), PipelineError<E>>
 where
-    B: BufRead + Send,
+    S: BatchSource,
     T: Send,
     W: Fn(&Batch) -> T + Sync,
     C: FnMut(&Batch, T) -> Result<(), E>,
@@ -150,9 +221,6 @@ where
     let work = &work;
 
     std::thread::scope(|scope| {
-        let mut games = games
-            .batch_bytes(config.batch_bytes)
-            .line_numbers(config.line_numbers);
         let (result_tx, result_rx) = mpsc::channel::<(u64, Batch, T)>();
         // Consumed batches' bytes go back to the splitter: reusing buffers
         // spares the kernel zeroing fresh pages for every batch, and the
@@ -170,7 +238,7 @@ where
                         while let Ok(buffer) = spare_rx.try_recv() {
                             games.recycle(buffer);
                         }
-                        let Some(batch) = games.next_batch()? else {
+                        let Some(batch) = games.next_batch(jobs)? else {
                             return Ok(());
                         };
                         // Given back once the batch has been consumed.
@@ -508,6 +576,122 @@ mod tests {
         assert_eq!(games_of(mapped.reader, 2), expected);
         assert_eq!(games_of(open().reader, 1), expected);
         assert_eq!(games_of(open().reader, 7), expected);
+    }
+
+    /// What a game is to a command: everything the splitter says of it,
+    /// with offsets taken from the game's start.
+    type GameView = (
+        u64,
+        u64,
+        Vec<u8>,
+        Vec<(Vec<u8>, Vec<u8>, bool, usize)>,
+        String,
+    );
+
+    fn view(batch: &Batch) -> Vec<GameView> {
+        let games = batch.games.iter();
+        games
+            .map(|g| {
+                let from_start = |at: usize| at - g.range.start;
+                let tags = batch.tags_of(g).iter();
+                let tags = tags.map(|t| {
+                    let value = batch.raw_value(t).to_vec();
+                    (
+                        batch.name(t).to_vec(),
+                        value,
+                        t.well_formed,
+                        from_start(t.end),
+                    )
+                });
+                let facts = format!(
+                    "{:?} {:?} {} {} {}",
+                    g.insert_at.map(from_start),
+                    g.line_ending,
+                    g.continued,
+                    g.cut_off,
+                    g.at_end
+                );
+                (
+                    g.index,
+                    g.line,
+                    batch.bytes(g).to_vec(),
+                    tags.collect(),
+                    facts,
+                )
+            })
+            .collect()
+    }
+
+    /// Pieces of archives, among them every kind of `[Event` line that
+    /// does not begin a game where it stands.
+    const PIECES: &[&str] = &[
+        "[Event \"a\"]\n[Site \"b\"]\n\n1. e4 e5 { [%clk 0:01:00] } 1-0\n\n",
+        "[Event \"crlf\"]\r\n[Result \"*\"]\r\n\r\n1. d4 *\r\n\r\n",
+        "[Event \"cr\"]\r[Site \"x\"]\r\r1. c4 *\r\r",
+        "[Event \"comment\"]\n\n1. e4 { a comment\n[Event \"inside\"]\n} 1/2-1/2\n\n",
+        "[Event \"open comment\"]\n\n1. e4 { left open\n",
+        "}\n",
+        "[Event \"tags only\"]\n[Site \"s\"]\n\n",
+        "[Event \"tags, no blank line\"]\n",
+        "; a line comment\n",
+        "%escape line\n",
+        "1-0 [Event \"after a result\"]\n*\n",
+        "  [Event \"indented\"]\n*\n",
+        "[Event \"broken\n",
+        "[Event x]\n*\n",
+        "\n\n",
+        "1. Nf3 Nf6 2. g3 g6 3. Bg2 Bg7 4. O-O O-O\n",
+        "\u{feff}",
+    ];
+
+    fn tricky_archive(seed: u64, pieces: usize) -> Vec<u8> {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut archive = Vec::new();
+        for _ in 0..pieces {
+            archive.extend_from_slice(PIECES[rng.random_range(0..PIECES.len())].as_bytes());
+        }
+        archive
+    }
+
+    #[test]
+    fn splitting_a_file_on_several_threads_finds_the_games_one_splitter_finds() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.pgn");
+        for seed in 0..40 {
+            let input = tricky_archive(seed, 400);
+            std::fs::write(&path, &input).unwrap();
+            for line_numbers in [true, false] {
+                let games_of = |reader: Reader, threads, stretch| {
+                    let config = PipelineConfig {
+                        threads,
+                        batch_bytes: 512,
+                        line_numbers,
+                    };
+                    let mut games = Vec::new();
+                    let mut bytes = Vec::new();
+                    run_reader_split_every(reader, config, stretch, view, |batch, views| {
+                        bytes.extend_from_slice(&batch.data);
+                        games.extend(views);
+                        Ok::<_, ()>(())
+                    })
+                    .unwrap();
+                    assert_eq!(bytes, input);
+                    games
+                };
+                let streamed = Reader::Stream(Box::new(std::io::Cursor::new(input.clone())));
+                let expected = games_of(streamed, 1, usize::MAX);
+                for (threads, stretch) in [(2, 1), (2, 97), (3, 1000), (2, 4000)] {
+                    let opened = crate::input::open(&crate::input::Source::Path(path.clone()));
+                    let reader = opened.unwrap().reader;
+                    assert!(matches!(reader, Reader::Mapped(_)));
+                    assert!(
+                        games_of(reader, threads, stretch) == expected,
+                        "seed {seed}, {threads} threads, stretch {stretch}, lines {line_numbers}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -41,6 +41,9 @@ use crate::input::release_pages;
 mod block;
 use block::{Block, bits_between};
 
+mod candidates;
+pub(crate) use candidates::Candidates;
+
 /// One tag pair of a game, as byte ranges into its [`Batch::data`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TagSpan {
@@ -162,6 +165,15 @@ enum Data {
 }
 
 impl BatchData {
+    /// For bytes of a mapped file, gives the pages of the file up to their
+    /// end back to the kernel, from `released` on (see
+    /// [`GameReader::recycle`]); `released` moves on with them.
+    pub(crate) fn release_pages(&self, released: &mut usize) {
+        if let Data::Mapped { map, range } = &self.0 {
+            release_pages(map, released, range.end);
+        }
+    }
+
     /// The memory the bytes hold while the batch is in flight.
     pub(crate) fn cost(&self) -> usize {
         match &self.0 {
@@ -264,6 +276,18 @@ pub struct GameReader<R> {
     pending_error: Option<io::Error>,
     /// Buffers handed back by [`GameReader::recycle`].
     spare: Vec<Vec<u8>>,
+    /// Where reading may end before the end of a mapped file (see
+    /// [`GameReader::end_at_boundaries`]).
+    early_end: Option<EarlyEnd>,
+}
+
+/// The candidates at which a reader over a mapped file ends, the first
+/// where a new game certainly begins.
+#[derive(Clone, Copy, Debug)]
+struct EarlyEnd {
+    candidates: Candidates,
+    /// The next candidate; reads go no further until it is decided.
+    next: Option<usize>,
 }
 
 /// Bytes read from the source per call.
@@ -306,6 +330,36 @@ impl GameReader<io::Empty> {
         };
         GameReader::with_buffer(io::empty(), window)
     }
+
+    /// Makes the reader end early, at the first of `candidates` past where
+    /// it starts at which a new game certainly begins: where a reader
+    /// started afresh would begin the same game, in the same state. Reading
+    /// on from there is then the business of another reader, so that
+    /// several can split one file at once, and the games of readers started
+    /// one where the one before ended are exactly those of one reader over
+    /// the whole file.
+    ///
+    /// A candidate is certain when the scanner reaches it outside comments,
+    /// in the movetext of a game (or the text after it), with nothing left
+    /// to decide before it. Inside a comment or a tag section, or in a game
+    /// handed out in pieces, reading goes on to the next candidate.
+    pub(crate) fn end_at_boundaries(mut self, candidates: Candidates) -> Self {
+        let next = match &self.buf {
+            Buffer::Mapped { map, start, .. } => candidates.after(map, *start),
+            Buffer::Owned(_) => None,
+        };
+        self.early_end = Some(EarlyEnd { candidates, next });
+        self
+    }
+
+    /// Where in the mapped file the bytes not yet handed out start: once
+    /// [`GameReader::next_batch`] has returned `None`, where reading ended.
+    pub(crate) fn position(&self) -> usize {
+        match &self.buf {
+            Buffer::Mapped { start, .. } => *start,
+            Buffer::Owned(_) => 0,
+        }
+    }
 }
 
 impl<B: BufRead> GameReader<B> {
@@ -330,7 +384,19 @@ impl<B: BufRead> GameReader<B> {
             done: false,
             pending_error: None,
             spare: Vec::new(),
+            early_end: None,
         }
+    }
+
+    /// Games handed out so far.
+    pub(crate) fn games_read(&self) -> u64 {
+        self.next_index - 1
+    }
+
+    /// Line ends in the bytes handed out so far (counted with line numbers
+    /// on, else 0).
+    pub(crate) fn lines_read(&self) -> u64 {
+        self.lines_before
     }
 
     /// Sets how many bytes of whole games a batch should hold at least
@@ -364,19 +430,15 @@ impl<B: BufRead> GameReader<B> {
     /// the mapped file never adds more than the batches in flight to the
     /// memory in use.
     pub fn recycle(&mut self, data: BatchData) {
-        match data.0 {
-            Data::Owned(mut buffer) => {
-                if self.spare.len() < 2 && buffer.capacity() <= 2 * (self.batch_bytes + READ_BYTES)
-                {
-                    buffer.clear();
-                    self.spare.push(buffer);
-                }
-            }
-            Data::Mapped { range, .. } => {
-                if let Buffer::Mapped { map, released, .. } = &mut self.buf {
-                    release_pages(map, released, range.end);
-                }
-            }
+        if let Buffer::Mapped { released, .. } = &mut self.buf {
+            data.release_pages(released);
+        }
+        if let Data::Owned(mut buffer) = data.0
+            && self.spare.len() < 2
+            && buffer.capacity() <= 2 * (self.batch_bytes + READ_BYTES)
+        {
+            buffer.clear();
+            self.spare.push(buffer);
         }
     }
 
@@ -403,13 +465,24 @@ impl<B: BufRead> GameReader<B> {
                 }
                 return Ok(Some(self.cut(buffered, false)));
             }
+            if let Some(stop) = self.at_early_end() {
+                if self.scanner.at_certain_boundary(buffered) {
+                    self.done = true;
+                    self.scanner.end_game(buffered);
+                    return Ok(Some(self.cut(buffered, false)));
+                }
+                self.pass_early_end(stop);
+            }
             let complete = self.scanner.current.start;
             if complete >= self.batch_bytes {
                 return Ok(Some(self.cut(complete, false)));
             }
             let current_len = buffered - complete;
             let current_tags = self.scanner.tags.len() - self.scanner.current.tags_from;
-            let oversized = current_len >= self.max_game_bytes || current_tags >= MAX_GAME_TAGS;
+            // Decided only where every reader of this input fills up to,
+            // so that the pieces of a game never depend on the reader.
+            let oversized = (current_len >= self.max_game_bytes || current_tags >= MAX_GAME_TAGS)
+                && self.at_read_boundary();
             // The scanner stops short of the buffer's end only to wait for
             // the rest of a line, at most MAX_TAG_LINE away: read on rather
             // than cut a few bytes at a time.
@@ -433,7 +506,13 @@ impl<B: BufRead> GameReader<B> {
         let buf = match &mut self.buf {
             Buffer::Owned(buf) => buf,
             Buffer::Mapped { map, end, read, .. } => {
-                let more = READ_BYTES.min(map.len() - *end);
+                // Up to the next multiple of a read (see
+                // `at_read_boundary`), but never past the next candidate
+                // for an early end: whether reading ends there is decided
+                // first.
+                let boundary = (*end / READ_BYTES + 1) * READ_BYTES;
+                let stop = self.early_end.and_then(|e| e.next).unwrap_or(map.len());
+                let more = boundary.min(stop).min(map.len()) - *end;
                 // One call maps the pages of the whole read, rather than a
                 // page fault every few pages. Only a hint: the pages are
                 // mapped on first touch anyway.
@@ -463,6 +542,32 @@ impl<B: BufRead> GameReader<B> {
             total += read;
         }
         Ok(())
+    }
+
+    /// Whether the bytes read end where every reader of the input fills up
+    /// to: a multiple of [`READ_BYTES`] into the input. A reader that ends
+    /// early also fills up to its candidates.
+    fn at_read_boundary(&self) -> bool {
+        match &self.buf {
+            Buffer::Owned(_) => true,
+            Buffer::Mapped { end, .. } => *end % READ_BYTES == 0,
+        }
+    }
+
+    /// The candidate for an early end at which the bytes read end, if they
+    /// end at one.
+    fn at_early_end(&self) -> Option<usize> {
+        match (&self.buf, self.early_end?.next) {
+            (Buffer::Mapped { end, .. }, Some(next)) if *end == next => Some(next),
+            _ => None,
+        }
+    }
+
+    /// Reads on past the candidate `stop`, where no game certainly begins.
+    fn pass_early_end(&mut self, stop: usize) {
+        if let (Buffer::Mapped { map, .. }, Some(early_end)) = (&self.buf, &mut self.early_end) {
+            early_end.next = early_end.candidates.after(map, stop);
+        }
     }
 
     /// Hands out `buf[..at]` as a batch. With `split_current`, `at` lies
@@ -1273,6 +1378,18 @@ impl Scanner {
         }
     }
 
+    /// Whether a new game certainly begins at `end`, the end of the
+    /// buffer, when a tag line starts there: everything before it has been
+    /// scanned, the current game has reached its movetext (so the tag line
+    /// ends it), and no comment or piece of an oversized game is open. A
+    /// scanner started afresh at `end` then reads what this one would.
+    fn at_certain_boundary(&self, end: usize) -> bool {
+        self.pos == end
+            && matches!(self.mode, Mode::LineStart | Mode::Movetext)
+            && self.current.section == Section::Movetext
+            && !self.current.continuation
+    }
+
     /// At the end of input: the current game ends at `end`.
     fn finish(&mut self, end: usize) {
         let current = &self.current;
@@ -1357,13 +1474,20 @@ enum LineEnd {
 
 /// What the line end found at `eol` (or none in the buffer) means for a
 /// line holding `at`.
+///
+/// Whether a line is too long depends on its length alone, never on how
+/// much of the input is in the buffer: readers that fill their buffers
+/// differently (see [`GameReader::end_at_boundaries`]) must agree.
 fn line_end_at(buf: &[u8], at: usize, eol: Option<usize>, eof: bool) -> LineEnd {
+    let end = eol.unwrap_or(buf.len());
+    if end - at >= MAX_TAG_LINE {
+        return LineEnd::TooLong;
+    }
     match eol {
         Some(eol) if buf[eol] == b'\r' && eol + 1 == buf.len() && !eof => LineEnd::NeedMore,
         Some(eol) => LineEnd::At(eol),
         None if eof => LineEnd::At(buf.len()),
-        None if buf.len() - at < MAX_TAG_LINE => LineEnd::NeedMore,
-        None => LineEnd::TooLong,
+        None => LineEnd::NeedMore,
     }
 }
 
@@ -1533,6 +1657,97 @@ fn follows_result(before: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A game's index, line, bytes, and whether it is continued or last.
+    type GameSeen = (u64, u64, String, bool, bool);
+
+    /// The games of a mapped file as readers ending early at candidates
+    /// `stretch` apart, each started where the one before ended, find them
+    /// (`None`: as one reader does), with games and lines counted across
+    /// readers; and the number of readers.
+    fn split_mapped(
+        map: &Arc<Mmap>,
+        stretch: Option<usize>,
+        max_game_bytes: usize,
+    ) -> (Vec<GameSeen>, usize) {
+        let (mut games, mut lines, mut at, mut readers) = (0, 0, 0, 0);
+        let mut out = Vec::new();
+        while at < map.len() {
+            let read = Arc::new(AtomicU64::new(0));
+            let mut reader = GameReader::from_mapped(Arc::clone(map), at, read)
+                .batch_bytes(100)
+                .max_game_bytes(max_game_bytes);
+            if let Some(stretch) = stretch {
+                reader = reader.end_at_boundaries(Candidates::new(stretch));
+            }
+            while let Some(batch) = reader.next_batch().unwrap() {
+                for game in &batch.games {
+                    let bytes = String::from_utf8_lossy(batch.bytes(game)).into_owned();
+                    let at_end = game.at_end;
+                    out.push((
+                        games + game.index,
+                        lines + game.line,
+                        bytes,
+                        game.continued,
+                        at_end,
+                    ));
+                }
+            }
+            games += reader.games_read();
+            lines += reader.lines_read();
+            at = reader.position();
+            readers += 1;
+        }
+        (out, readers)
+    }
+
+    #[test]
+    fn readers_ending_early_find_the_games_of_one_reader() {
+        let comment_lines = "[Event \"in a comment\"]\n".repeat(60_000);
+        let long_moves = "1. e4 e5 ".repeat(150_000);
+        let input = format!(
+            "[Event \"1\"]\n\n1. e4 *\n\n\
+             [Event \"2\"]\n\n1. d4 {{\n{comment_lines}}} *\n\n\
+             [Event \"3\"]\n\n{long_moves}\n[Event \"4\"]\n\n*\n\
+             [Event \"5\"]\n[Event \"6, tags only\"]\n\n[Event \"7\"]\n\n{long_moves}\n\
+             [Event \"8\"]\r\n\r\n1. c4 {{ left open\n[Event \"9\"]\n"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.pgn");
+        std::fs::write(&path, &input).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        // SAFETY: the file is ours, and nothing changes it while mapped.
+        let map = Arc::new(unsafe { Mmap::map(&file) }.unwrap());
+        for max_game_bytes in [64 << 10, 16 << 20] {
+            let (expected, one) = split_mapped(&map, None, max_game_bytes);
+            assert_eq!(one, 1);
+            assert_eq!(expected.len(), 7);
+            assert_eq!(expected.iter().any(|g| g.3), max_game_bytes == 64 << 10);
+            let mut ended_early = false;
+            for stretch in [1, 100, 5000, 70_000] {
+                let (games, readers) = split_mapped(&map, Some(stretch), max_game_bytes);
+                ended_early |= readers > 1;
+                assert!(
+                    games == expected,
+                    "stretch {stretch}, games up to {max_game_bytes}"
+                );
+            }
+            assert!(ended_early, "games up to {max_game_bytes}");
+        }
+    }
+
+    #[test]
+    fn a_line_too_long_for_a_tag_line_is_so_wherever_reading_stops() {
+        for offset in [0, 300 << 10, 700 << 10] {
+            let mut input = b"[Event \"a\"]\n\n1. e4 *\n".to_vec();
+            input.resize(input.len() + offset, b' ');
+            input.extend_from_slice(b"\n[Long \"");
+            input.resize(input.len() + MAX_TAG_LINE, b'x');
+            input.extend_from_slice(b"\"]\n\n1. d4 *\n\n[Event \"b\"]\n\n*\n");
+            let games = split(&input);
+            assert_eq!(games.len(), 2, "offset {offset}");
+        }
+    }
 
     fn split(input: &[u8]) -> Vec<(u64, String)> {
         split_with(input, 1 << 20)

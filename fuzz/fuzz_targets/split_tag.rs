@@ -8,14 +8,15 @@
 //! differs from the input only in id tags and their line endings; tagging
 //! the output again gives the same bytes; the input written to a file and
 //! read through the pipeline (which maps a file and hands out stretches of
-//! the map) gives the same output.
+//! the map) gives the same output, also when the file is split on several
+//! threads at once from `[Event` lines (every one, or a few bytes apart).
 #![no_main]
 
 use std::io::Write;
 
 use libfuzzer_sys::fuzz_target;
 use pgn960::input::{Compression, Source, open};
-use pgn960::pipeline::{PipelineConfig, run_reader};
+use pgn960::pipeline::{PipelineConfig, run_reader_split_every};
 use pgn960::split::GameReader;
 use pgn960::tag::{TagOptions, apply, strip_ids, tag_batch};
 
@@ -40,18 +41,27 @@ fuzz_target!(|data: &[u8]| {
     );
     let (_, twice) = tag(&once, batch_bytes, options);
     assert!(twice == once, "tagging the output again changed it");
-    if let Some(mapped) = tag_mapped(input, batch_bytes, options) {
-        assert!(
-            mapped == once,
-            "a mapped file tags differently from the same bytes streamed"
-        );
+    for stretch in [usize::MAX, 1, 40] {
+        if let Some(mapped) = tag_mapped(input, batch_bytes, options, stretch) {
+            assert!(
+                mapped == once,
+                "a mapped file split from [Event lines {stretch} bytes apart tags differently \
+                 from the same bytes streamed"
+            );
+        }
     }
 });
 
-/// Tags `input` written to a file, through the pipeline as the binary does;
+/// Tags `input` written to a file, through the pipeline as the binary does
+/// (split on several threads from `[Event` lines `stretch` bytes apart);
 /// `None` when the file does not open as plain PGN (its first bytes are a
 /// compression format's or another file type's magic).
-fn tag_mapped(input: &[u8], batch_bytes: usize, options: TagOptions) -> Option<Vec<u8>> {
+fn tag_mapped(
+    input: &[u8],
+    batch_bytes: usize,
+    options: TagOptions,
+    stretch: usize,
+) -> Option<Vec<u8>> {
     let mut file = tempfile::NamedTempFile::new_in("/dev/shm")
         .or_else(|_| tempfile::NamedTempFile::new())
         .expect("a temporary file");
@@ -66,9 +76,10 @@ fn tag_mapped(input: &[u8], batch_bytes: usize, options: TagOptions) -> Option<V
         line_numbers: false,
     };
     let mut out = Vec::with_capacity(input.len() + 64);
-    let result = run_reader(
+    let result = run_reader_split_every(
         opened.reader,
         config,
+        stretch,
         |batch| tag_batch(batch, options),
         |batch, (edits, _counts)| apply(&batch.data, &edits, &mut out),
     );

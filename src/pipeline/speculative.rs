@@ -1,0 +1,301 @@
+//! Splitting a mapped file on several threads at once, into exactly the
+//! games one splitter reading it front to back finds.
+//!
+//! When the per-game work is light (`stats`, `tag`), one splitting thread
+//! bounds the speed. A mapped file's every byte is at hand, so splitting
+//! can start wherever a game certainly begins. The file's *candidates*
+//! ([`Candidates`]) are `[Event` lines a stretch apart. A *speculation*, a
+//! job on the pool started ahead of need, splits from one candidate up to
+//! the next where a new game certainly begins
+//! ([`GameReader::end_at_boundaries`]).
+//!
+//! The [`Chain`] hands out batches in input order. A reader from the start
+//! of the file ends at a candidate where a new game certainly begins; from
+//! there, the speculation started at that candidate reads exactly what one
+//! reader over the whole file would, so its batches come next, and then the
+//! batches of the one started where it ended, and so on. A speculation at a
+//! candidate the chain has read past is dropped; one that reads far without
+//! ending hands its reader to the chain, which reads on with it.
+//!
+//! In the archives we see, every candidate is a boundary and no work is
+//! lost. In odd ones (an archive of tag sections only, `[Event` lines
+//! inside one long comment) the chain reads on alone, and what is lost is
+//! a few speculations' work.
+
+use std::collections::VecDeque;
+use std::io;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+
+use memmap2::Mmap;
+
+use super::PipelineConfig;
+use crate::split::{Batch, BatchData, Candidates, GameReader};
+
+/// Bytes between candidates, at least: enough to make a speculation's
+/// start and end cheap next to its work, few enough to keep every thread
+/// busy and the bytes split ahead of the work few.
+pub(super) const STRETCH: usize = 2 << 20;
+
+/// The most bytes that speculations may have read ahead of the chain,
+/// whatever the thread count (each reads at most two stretches).
+const MAX_SPECULATION_BYTES: usize = 32 << 20;
+
+/// A reader over the mapped file.
+type MappedReader = GameReader<io::Empty>;
+
+/// What a speculation read: its batches, then the reader to go on with
+/// (at an end when the speculation reached one).
+struct Outcome {
+    batches: Vec<Batch>,
+    reader: MappedReader,
+    error: Option<io::Error>,
+}
+
+/// Where a speculation leaves its outcome.
+#[derive(Default)]
+struct Slot {
+    outcome: Mutex<Option<Outcome>>,
+    ready: Condvar,
+    /// Nobody will take the outcome: the job stops, or does not start.
+    cancelled: AtomicBool,
+}
+
+/// A speculation handed to the pool.
+struct Speculation {
+    start: usize,
+    slot: Arc<Slot>,
+}
+
+impl Drop for Speculation {
+    fn drop(&mut self) {
+        self.slot.cancelled.store(true, Ordering::Relaxed);
+    }
+}
+
+/// How readers of one file are set up.
+#[derive(Clone)]
+struct Readers {
+    map: Arc<Mmap>,
+    candidates: Candidates,
+    config: PipelineConfig,
+}
+
+impl Readers {
+    fn at(&self, start: usize) -> MappedReader {
+        // Bytes read are counted by the chain as it hands them out: readers
+        // may read the same bytes more than once.
+        let uncounted = Arc::new(AtomicU64::new(0));
+        let reader = GameReader::from_mapped(Arc::clone(&self.map), start, uncounted);
+        self.config
+            .set_up(reader)
+            .end_at_boundaries(self.candidates)
+    }
+
+    /// A speculation's work: reads from `start` until the reader ends or
+    /// has read `limit` bytes, and leaves the outcome in `slot`.
+    fn speculate(&self, start: usize, limit: usize, slot: &Slot) {
+        if slot.cancelled.load(Ordering::Relaxed) {
+            return;
+        }
+        let mut reader = self.at(start);
+        let mut batches = Vec::new();
+        let mut error = None;
+        let mut read = 0;
+        while read < limit && !slot.cancelled.load(Ordering::Relaxed) {
+            match reader.next_batch() {
+                Ok(Some(batch)) => {
+                    read += batch.data.len();
+                    batches.push(batch);
+                }
+                Ok(None) => break,
+                Err(err) => {
+                    error = Some(err);
+                    break;
+                }
+            }
+        }
+        let mut outcome = slot.outcome.lock().unwrap_or_else(PoisonError::into_inner);
+        *outcome = Some(Outcome {
+            batches,
+            reader,
+            error,
+        });
+        slot.ready.notify_all();
+    }
+}
+
+/// The batches of a mapped file in input order, split by speculations on
+/// the pool (see the module docs).
+pub(super) struct Chain {
+    readers: Readers,
+    /// Speculations running or waiting ahead of the chain, at most.
+    ahead_max: usize,
+    /// Bytes a speculation reads before it hands its reader on.
+    speculation_bytes: usize,
+    /// Batches of a speculation taken, still to hand out.
+    ready: VecDeque<Batch>,
+    /// The reader at the chain's end, once `ready` is empty.
+    reader: Option<MappedReader>,
+    error: Option<io::Error>,
+    /// Where the current reader started.
+    position: usize,
+    /// Games and line ends before `position`: the current reader counts
+    /// from there.
+    games_before: u64,
+    lines_before: u64,
+    ahead: VecDeque<Speculation>,
+    /// The candidate to speculate from next.
+    next_candidate: Option<usize>,
+    /// Pages before this have been given back to the kernel.
+    released: usize,
+    /// Bytes handed out, for progress reports.
+    read: Arc<AtomicU64>,
+}
+
+impl Chain {
+    /// The chain over `map` from `from`, whose batches count into `read`,
+    /// with candidates `stretch` bytes apart at least.
+    pub(super) fn new(
+        map: Arc<Mmap>,
+        from: usize,
+        read: Arc<AtomicU64>,
+        config: PipelineConfig,
+        stretch: usize,
+    ) -> Self {
+        let candidates = Candidates::new(stretch);
+        Chain {
+            next_candidate: candidates.after(&map, from),
+            readers: Readers {
+                map,
+                candidates,
+                config,
+            },
+            ahead_max: (2 * config.threads)
+                .min(MAX_SPECULATION_BYTES / stretch.saturating_mul(2).max(1))
+                .max(1),
+            speculation_bytes: 2 * stretch,
+            ready: VecDeque::new(),
+            reader: None,
+            error: None,
+            position: from,
+            games_before: 0,
+            lines_before: 0,
+            ahead: VecDeque::new(),
+            released: from,
+            read,
+        }
+    }
+
+    /// The next batch in input order; speculations go to `jobs`.
+    pub(super) fn next_batch(&mut self, jobs: &rayon::ScopeFifo<'_>) -> io::Result<Option<Batch>> {
+        loop {
+            if let Some(batch) = self.ready.pop_front() {
+                return Ok(Some(self.hand_out(batch)));
+            }
+            if let Some(err) = self.error.take() {
+                return Err(err);
+            }
+            if let Some(reader) = &mut self.reader {
+                if let Some(batch) = reader.next_batch()? {
+                    return Ok(Some(self.hand_out(batch)));
+                }
+                self.games_before += reader.games_read();
+                self.lines_before += reader.lines_read();
+                self.position = reader.position();
+                self.reader = None;
+            }
+            if self.position >= self.readers.map.len() {
+                return Ok(None);
+            }
+            self.start_reader(jobs);
+        }
+    }
+
+    /// Gives the pages of a consumed batch back to the kernel.
+    pub(super) fn recycle(&mut self, data: BatchData) {
+        data.release_pages(&mut self.released);
+    }
+
+    /// Numbers a batch's games within the file.
+    fn hand_out(&mut self, mut batch: Batch) -> Batch {
+        for game in &mut batch.games {
+            game.index += self.games_before;
+            if self.readers.config.line_numbers {
+                game.line += self.lines_before;
+            }
+        }
+        self.read
+            .fetch_add(batch.data.len() as u64, Ordering::Relaxed);
+        batch
+    }
+
+    /// Starts reading at `position`: takes the speculation started there,
+    /// or reads there itself.
+    fn start_reader(&mut self, jobs: &rayon::ScopeFifo<'_>) {
+        // Speculations the chain read past are of no use.
+        while self.ahead.front().is_some_and(|s| s.start < self.position) {
+            self.ahead.pop_front();
+        }
+        if self.next_candidate.is_some_and(|c| c <= self.position) {
+            self.next_candidate = self
+                .readers
+                .candidates
+                .after(&self.readers.map, self.position);
+        }
+        let taken = match self.ahead.front() {
+            Some(speculation) if speculation.start == self.position => self.ahead.pop_front(),
+            _ => None,
+        };
+        self.speculate(jobs);
+        let reader = match taken {
+            Some(speculation) => {
+                let outcome = wait_for(&speculation.slot);
+                self.ready = outcome.batches.into();
+                self.error = outcome.error;
+                outcome.reader
+            }
+            None => self.readers.at(self.position),
+        };
+        self.reader = Some(reader);
+    }
+
+    /// Starts speculations at the next candidates, up to `ahead_max`.
+    fn speculate(&mut self, jobs: &rayon::ScopeFifo<'_>) {
+        while self.ahead.len() < self.ahead_max {
+            let Some(start) = self.next_candidate else {
+                return;
+            };
+            self.next_candidate = self.readers.candidates.after(&self.readers.map, start);
+            let slot = Arc::new(Slot::default());
+            let readers = self.readers.clone();
+            let limit = self.speculation_bytes;
+            let job_slot = Arc::clone(&slot);
+            jobs.spawn_fifo(move |_| readers.speculate(start, limit, &job_slot));
+            self.ahead.push_back(Speculation { start, slot });
+        }
+    }
+}
+
+/// Waits for a speculation's outcome, doing pending jobs of the pool
+/// meanwhile (others speculations, work on batches).
+fn wait_for(slot: &Slot) -> Outcome {
+    let lock = || slot.outcome.lock().unwrap_or_else(PoisonError::into_inner);
+    loop {
+        if let Some(outcome) = lock().take() {
+            return outcome;
+        }
+        if rayon::yield_now() == Some(rayon::Yield::Executed) {
+            continue;
+        }
+        // Nothing else to do: the speculation is running on another
+        // thread, and only this thread adds jobs.
+        let mut outcome = slot
+            .ready
+            .wait_while(lock(), |outcome| outcome.is_none())
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(outcome) = outcome.take() {
+            return outcome;
+        }
+    }
+}
