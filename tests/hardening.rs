@@ -2044,6 +2044,10 @@ enum Hostile {
     RandomBytes,
     /// One tag section that never ends: `[a]` lines, no blank line.
     EndlessTagSection,
+    /// A comment that never ends, full of lines that look like games
+    /// (`[Event "y"]`, a blank line, moves): a file of it is split from
+    /// those lines on several threads, which all read in vain.
+    GamesInAnEndlessComment,
 }
 
 impl Hostile {
@@ -2052,10 +2056,9 @@ impl Hostile {
         match self {
             Hostile::EndlessComment => chunk.fill(b'x'),
             Hostile::RandomBytes => rng.fill(chunk),
-            Hostile::EndlessTagSection => {
-                for (i, b) in chunk.iter_mut().enumerate() {
-                    *b = b"[a]\n"[((offset + i as u64) % 4) as usize];
-                }
+            Hostile::EndlessTagSection => repeat(b"[a]\n", offset, chunk),
+            Hostile::GamesInAnEndlessComment => {
+                repeat(b"\n[Event \"y\"]\n\n1. e4 e5 *\n", offset, chunk);
             }
         }
     }
@@ -2065,16 +2068,27 @@ impl Hostile {
     /// in memory is set by the 16 MiB pieces of a game, not by the total.
     fn len(self) -> u64 {
         match self {
-            Hostile::EndlessComment | Hostile::RandomBytes => HOSTILE_BYTES,
+            Hostile::EndlessComment | Hostile::RandomBytes | Hostile::GamesInAnEndlessComment => {
+                HOSTILE_BYTES
+            }
             Hostile::EndlessTagSection => 256 << 20,
         }
     }
 
     fn head(self) -> &'static [u8] {
         match self {
-            Hostile::EndlessComment => b"[Event \"x\"]\n\n1. e4 {",
+            Hostile::EndlessComment | Hostile::GamesInAnEndlessComment => {
+                b"[Event \"x\"]\n\n1. e4 {"
+            }
             Hostile::RandomBytes | Hostile::EndlessTagSection => b"",
         }
+    }
+}
+
+/// Fills `chunk` with `pattern` over and over, `offset` bytes into it.
+fn repeat(pattern: &[u8], offset: u64, chunk: &mut [u8]) {
+    for (i, b) in chunk.iter_mut().enumerate() {
+        *b = pattern[((offset + i as u64) % pattern.len() as u64) as usize];
     }
 }
 
@@ -2263,6 +2277,20 @@ fn endless_comment_in_a_mapped_file_runs_in_bounded_memory() {
     file.flush().expect("written");
     drop(file);
     check_hostile(Hostile::EndlessComment, Some(&path));
+}
+
+/// A mapped file is split on several threads from lines that look like
+/// the start of a game; inside a comment none is, and every such split is
+/// in vain: memory stays bounded all the same.
+#[test]
+fn games_in_an_endless_comment_in_a_mapped_file_run_in_bounded_memory() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("games-in-a-comment.pgn");
+    let mut file = io::BufWriter::new(fs::File::create(&path).expect("writable"));
+    write_hostile(Hostile::GamesInAnEndlessComment, &mut file);
+    file.flush().expect("written");
+    drop(file);
+    check_hostile(Hostile::GamesInAnEndlessComment, Some(&path));
 }
 
 /// Memory must not grow with the number of cores: eight worker threads

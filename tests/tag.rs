@@ -717,6 +717,66 @@ fn every_game_of_a_large_crlf_archive_gets_its_id_after_its_tags() {
     );
 }
 
+/// A plain file of 4 MiB or more is split on several threads at once, from
+/// `[Event` lines where a game certainly begins: every command must write
+/// what one thread (which splits front to back) writes, and `tag` what it
+/// writes for the same bytes from a pipe. The file: 16 MB of the TCEC
+/// archive (long games, long comments), the CRLF archive (tiny games) and
+/// every real plain archive (tag sections only among them).
+#[test]
+fn a_plain_file_split_on_several_threads_gives_what_one_thread_gives() {
+    let big = read_pgn(&data_file(BIG));
+    let cut = 16_000_000
+        + big[16_000_000..]
+            .windows(8)
+            .position(|w| w == b"\n[Event ")
+            .expect("games after 16 MB")
+        + 1;
+    let mut archive = big[..cut].to_vec();
+    drop(big);
+    archive.extend(crlf_archive());
+    for file in data_files() {
+        if file.starts_with(data_dir().join("real")) && file.extension() == Some("pgn".as_ref()) {
+            archive.extend(fs::read(&file).expect("data file readable"));
+        }
+    }
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("mixed.pgn");
+    fs::write(&path, &archive).expect("writable");
+    let path = utf8(&path);
+    for command in [
+        &["tag"][..],
+        &["stats"],
+        &["validate"],
+        &["validate", "--no-moves"],
+    ] {
+        let run = |threads: &str| pgn960(&[command, &["--threads", threads, path]].concat(), None);
+        let one = run("1");
+        assert!(!one.stdout.is_empty(), "{command:?} writes something");
+        assert!(
+            !one.stderr.contains("panick"),
+            "{command:?}: {}",
+            one.stderr
+        );
+        for threads in ["2", "3"] {
+            let many = run(threads);
+            assert!(
+                many.stdout == one.stdout,
+                "{command:?}: --threads {threads} writes otherwise than 1"
+            );
+            assert_eq!(
+                (&many.stderr, many.code),
+                (&one.stderr, one.code),
+                "{command:?} --threads {threads}"
+            );
+        }
+        if command == ["tag"] {
+            let piped = pgn960(&["tag"], Some(&archive)).ok("tag < mixed.pgn");
+            assert_same_bytes(&piped, &one.stdout, "the mixed archive through a pipe");
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Command-line behaviour
 

@@ -29,7 +29,7 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use memmap2::Mmap;
 
-use super::PipelineConfig;
+use super::{PipelineConfig, batch_cost};
 use crate::split::{Batch, BatchData, Candidates, GameReader};
 
 /// Bytes between candidates, at least: enough to make a speculation's
@@ -37,8 +37,13 @@ use crate::split::{Batch, BatchData, Candidates, GameReader};
 /// busy and the bytes split ahead of the work few.
 pub(super) const STRETCH: usize = 2 << 20;
 
-/// The most bytes that speculations may have read ahead of the chain,
-/// whatever the thread count (each reads at most two stretches).
+/// The memory a speculation's batches may hold (bytes and records, see
+/// [`batch_cost`]), in stretches: the batches of a stretch of the usual
+/// archives hold about one and a half.
+const SPECULATION_STRETCHES: usize = 3;
+
+/// The most memory that the batches of speculations ahead of the chain may
+/// hold, whatever the thread count.
 const MAX_SPECULATION_BYTES: usize = 32 << 20;
 
 /// A reader over the mapped file.
@@ -93,7 +98,8 @@ impl Readers {
     }
 
     /// A speculation's work: reads from `start` until the reader ends or
-    /// has read `limit` bytes, and leaves the outcome in `slot`.
+    /// its batches hold `limit` bytes of memory (see [`batch_cost`]), and
+    /// leaves the outcome in `slot`.
     fn speculate(&self, start: usize, limit: usize, slot: &Slot) {
         if slot.cancelled.load(Ordering::Relaxed) {
             return;
@@ -105,7 +111,7 @@ impl Readers {
         while read < limit && !slot.cancelled.load(Ordering::Relaxed) {
             match reader.next_batch() {
                 Ok(Some(batch)) => {
-                    read += batch.data.len();
+                    read += batch_cost(&batch);
                     batches.push(batch);
                 }
                 Ok(None) => break,
@@ -131,7 +137,8 @@ pub(super) struct Chain {
     readers: Readers,
     /// Speculations running or waiting ahead of the chain, at most.
     ahead_max: usize,
-    /// Bytes a speculation reads before it hands its reader on.
+    /// The memory a speculation's batches may hold before it hands its
+    /// reader on.
     speculation_bytes: usize,
     /// Batches of a speculation taken, still to hand out.
     ready: VecDeque<Batch>,
@@ -164,6 +171,7 @@ impl Chain {
         stretch: usize,
     ) -> Self {
         let candidates = Candidates::new(stretch);
+        let speculation_bytes = stretch.saturating_mul(SPECULATION_STRETCHES).max(1);
         Chain {
             next_candidate: candidates.after(&map, from),
             readers: Readers {
@@ -172,9 +180,9 @@ impl Chain {
                 config,
             },
             ahead_max: (2 * config.threads)
-                .min(MAX_SPECULATION_BYTES / stretch.saturating_mul(2).max(1))
+                .min(MAX_SPECULATION_BYTES / speculation_bytes)
                 .max(1),
-            speculation_bytes: 2 * stretch,
+            speculation_bytes,
             ready: VecDeque::new(),
             reader: None,
             error: None,
@@ -198,6 +206,12 @@ impl Chain {
             }
             if let Some(reader) = &mut self.reader {
                 if let Some(batch) = reader.next_batch()? {
+                    // Reading on past speculations (in a long comment, say)
+                    // makes them useless: let go of what they hold.
+                    let read_to = reader.position();
+                    while self.ahead.front().is_some_and(|s| s.start < read_to) {
+                        self.ahead.pop_front();
+                    }
                     return Ok(Some(self.hand_out(batch)));
                 }
                 self.games_before += reader.games_read();
@@ -278,7 +292,7 @@ impl Chain {
 }
 
 /// Waits for a speculation's outcome, doing pending jobs of the pool
-/// meanwhile (others speculations, work on batches).
+/// meanwhile (other speculations, work on batches).
 fn wait_for(slot: &Slot) -> Outcome {
     let lock = || slot.outcome.lock().unwrap_or_else(PoisonError::into_inner);
     loop {
