@@ -86,6 +86,7 @@ const CASES: &[Case] = &[
     case("tag-threads-1", GREP_EVENTS, "{pgn960} tag -q --threads 1 {pgn} -o /dev/null", None),
     case("tag-zst-threads-1", ZSTD_DECOMPRESS, "{pgn960} tag -q --threads 1 {zst} -o /dev/null", None),
     case("stats", READER_TAGS, "{pgn960} stats -q {pgn} -o /dev/null", Some(1.0)),
+    case("stats-threads-1", READER_TAGS, "{pgn960} stats -q --threads 1 {pgn} -o /dev/null", None),
     case("validate", READER_REPLAY, "{pgn960} validate -q {pgn} --report /dev/null", Some(0.7)),
     case("validate-no-moves", "{pgn960} stats -q {pgn} -o /dev/null", "{pgn960} validate -q --no-moves {pgn} --report /dev/null", Some(1.05)),
     case("validate-pgn-extract", PGN_EXTRACT, "{pgn960} validate -q {small} --report /dev/null", None),

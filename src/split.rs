@@ -286,8 +286,15 @@ pub struct GameReader<R> {
 #[derive(Clone, Copy, Debug)]
 struct EarlyEnd {
     candidates: Candidates,
-    /// The next candidate; reads go no further until it is decided.
+    /// The last candidate passed, or where reading began.
+    last: usize,
+    /// The next candidate, once found; reads go no further until it is
+    /// decided.
     next: Option<usize>,
+    /// Searched for the next candidate up to here (starts before it are
+    /// none), as far as the bytes read: no further, for an input without
+    /// candidates must not be read ahead of need.
+    searched_to: usize,
 }
 
 /// Bytes read from the source per call.
@@ -344,11 +351,13 @@ impl GameReader<io::Empty> {
     /// to decide before it. Inside a comment or a tag section, or in a game
     /// handed out in pieces, reading goes on to the next candidate.
     pub(crate) fn end_at_boundaries(mut self, candidates: Candidates) -> Self {
-        let next = match &self.buf {
-            Buffer::Mapped { map, start, .. } => candidates.after(map, *start),
-            Buffer::Owned(_) => None,
-        };
-        self.early_end = Some(EarlyEnd { candidates, next });
+        let start = self.position();
+        self.early_end = Some(EarlyEnd {
+            candidates,
+            last: start,
+            next: None,
+            searched_to: start,
+        });
         self
     }
 
@@ -510,9 +519,21 @@ impl<B: BufRead> GameReader<B> {
                 // `at_read_boundary`), but never past the next candidate
                 // for an early end: whether reading ends there is decided
                 // first.
-                let boundary = (*end / READ_BYTES + 1) * READ_BYTES;
-                let stop = self.early_end.and_then(|e| e.next).unwrap_or(map.len());
-                let more = boundary.min(stop).min(map.len()) - *end;
+                let mut limit = ((*end / READ_BYTES + 1) * READ_BYTES).min(map.len());
+                if let Some(early_end) = &mut self.early_end {
+                    if early_end.next.is_none() {
+                        let EarlyEnd {
+                            candidates,
+                            last,
+                            searched_to,
+                            ..
+                        } = *early_end;
+                        early_end.next = candidates.next_before(map, last, searched_to, limit);
+                        early_end.searched_to = limit;
+                    }
+                    limit = limit.min(early_end.next.unwrap_or(limit));
+                }
+                let more = limit - *end;
                 // One call maps the pages of the whole read, rather than a
                 // page fault every few pages. Only a hint: the pages are
                 // mapped on first touch anyway.
@@ -565,8 +586,10 @@ impl<B: BufRead> GameReader<B> {
 
     /// Reads on past the candidate `stop`, where no game certainly begins.
     fn pass_early_end(&mut self, stop: usize) {
-        if let (Buffer::Mapped { map, .. }, Some(early_end)) = (&self.buf, &mut self.early_end) {
-            early_end.next = early_end.candidates.after(map, stop);
+        if let Some(early_end) = &mut self.early_end {
+            early_end.last = stop;
+            early_end.next = None;
+            early_end.searched_to = stop;
         }
     }
 

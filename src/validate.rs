@@ -285,6 +285,10 @@ impl LineNumbers {
 struct ReadFen {
     tag_line: u64,
     board: Board,
+    /// The start array, when the FEN is exactly one's start position as
+    /// tools write it (see [`read_start_fen`]): known without looking at
+    /// the board again, and a legal position by construction.
+    start: Option<StartArray>,
     /// The whole FEN parsed (for replay), when it does.
     setup: Option<shakmaty::Setup>,
     castling: Option<CastlingReport>,
@@ -458,7 +462,12 @@ impl<'a> GameCheck<'a> {
                 BoardStart::Start(StartArray::Chess960(BackRank::STANDARD)),
                 None,
             )),
-            Some(fen) => Some((classify_board(&fen.board), Some(fen))),
+            Some(fen) => {
+                let start = fen
+                    .start
+                    .map_or_else(|| classify_board(&fen.board), BoardStart::Start);
+                Some((start, Some(fen)))
+            }
         };
         let mut array: Option<StartArray> = None;
         let mut illegal_back_rank = false;
@@ -526,6 +535,9 @@ impl<'a> GameCheck<'a> {
             }
             return;
         }
+        if !options.moves && fens.first().is_none_or(|fen| fen.start.is_some()) {
+            return; // a start position is legal: nothing to replay, nothing to report
+        }
         let setup = match fens.first() {
             None => Some(shakmaty::Setup::initial()),
             Some(fen) => fen.setup.clone(),
@@ -589,6 +601,7 @@ impl<'a> GameCheck<'a> {
             return Some(ReadFen {
                 tag_line: line,
                 board,
+                start: None,
                 setup: None,
                 castling: None,
                 turn: None,
@@ -650,6 +663,7 @@ impl<'a> GameCheck<'a> {
         Some(ReadFen {
             tag_line: line,
             board,
+            start: None,
             setup,
             castling,
             turn,
@@ -926,6 +940,7 @@ fn read_start_fen(line: u64, text: &str) -> Option<ReadFen> {
     Some(ReadFen {
         tag_line: line,
         board,
+        start: Some(StartArray::Chess960(rank)),
         setup: Some(setup),
         castling: Some(CastlingReport { rights: 4 }),
         turn: Some(Color::White),
@@ -959,6 +974,7 @@ fn read_plain_fen(line: u64, text: &str) -> Option<ReadFen> {
     Some(ReadFen {
         tag_line: line,
         board: setup.board.clone(),
+        start: None,
         clocks_initial: setup.halfmoves == 0 && setup.fullmoves.get() == 1,
         setup: Some(setup),
         castling: Some(castling),
@@ -1244,6 +1260,15 @@ mod tests {
                 let short = read_start_fen(7, &fen).expect("a start FEN");
                 let parsed = read_plain_fen(7, &fen).expect("a FEN with nothing to report");
                 assert_eq!(summary(&short), summary(&parsed), "{fen}");
+                // What the check then skips: classifying the board, and
+                // asking shakmaty whether the position is legal.
+                let start = short.start.map(BoardStart::Start);
+                assert_eq!(start, Some(classify_board(&parsed.board)), "{fen}");
+                let setup = parsed.setup.expect("parsed whole");
+                assert!(
+                    Chess::from_setup(setup, CastlingMode::Chess960).is_ok(),
+                    "{fen}"
+                );
             }
         }
         for fen in [

@@ -173,7 +173,7 @@ impl Chain {
         let candidates = Candidates::new(stretch);
         let speculation_bytes = stretch.saturating_mul(SPECULATION_STRETCHES).max(1);
         Chain {
-            next_candidate: candidates.after(&map, from),
+            next_candidate: next_candidate(&map, candidates, from),
             readers: Readers {
                 map,
                 candidates,
@@ -251,11 +251,12 @@ impl Chain {
         while self.ahead.front().is_some_and(|s| s.start < self.position) {
             self.ahead.pop_front();
         }
-        if self.next_candidate.is_some_and(|c| c <= self.position) {
-            self.next_candidate = self
-                .readers
-                .candidates
-                .after(&self.readers.map, self.position);
+        // Speculating goes on after the last speculation (or where the
+        // chain is), once the candidate it was to go on from is passed or
+        // was too far to look for.
+        let last = self.ahead.back().map_or(self.position, |s| s.start);
+        if self.next_candidate.is_none_or(|c| c <= last) {
+            self.next_candidate = next_candidate(&self.readers.map, self.readers.candidates, last);
         }
         let taken = match self.ahead.front() {
             Some(speculation) if speculation.start == self.position => self.ahead.pop_front(),
@@ -280,7 +281,7 @@ impl Chain {
             let Some(start) = self.next_candidate else {
                 return;
             };
-            self.next_candidate = self.readers.candidates.after(&self.readers.map, start);
+            self.next_candidate = next_candidate(&self.readers.map, self.readers.candidates, start);
             let slot = Arc::new(Slot::default());
             let readers = self.readers.clone();
             let limit = self.speculation_bytes;
@@ -289,6 +290,17 @@ impl Chain {
             self.ahead.push_back(Speculation { start, slot });
         }
     }
+}
+
+/// The candidate after `last` to speculate from, when it is near: the
+/// search goes no further than a stretch (64 KiB at least) past where it
+/// may begin; when none is there, speculating waits until the chain has
+/// moved on. An input without candidates (one endless comment) is then
+/// never read far ahead of need, which would bring its pages into memory.
+fn next_candidate(map: &Mmap, candidates: Candidates, last: usize) -> Option<usize> {
+    let earliest = candidates.earliest_after(last);
+    let window = (earliest - last).max(64 << 10);
+    candidates.next_before(map, last, earliest, earliest.saturating_add(window))
 }
 
 /// Waits for a speculation's outcome, doing pending jobs of the pool

@@ -17,6 +17,10 @@ const CANDIDATE_LINE: usize = 64 << 10;
 
 /// The candidates of a file: each the first at least `stretch` bytes past
 /// the one before.
+///
+/// Searches look only as far as asked: a file with no candidate at all (one
+/// endless comment) must not be read to its end at the start, which would
+/// bring every page of it into memory at once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Candidates {
     stretch: usize,
@@ -30,27 +34,69 @@ impl Candidates {
         }
     }
 
-    /// The first candidate of `bytes` at least a stretch past `from`.
-    pub(crate) fn after(self, bytes: &[u8], from: usize) -> Option<usize> {
+    /// Where the candidate after `last` (a candidate, or where reading
+    /// began) may start at the earliest.
+    pub(crate) fn earliest_after(self, last: usize) -> usize {
+        last.saturating_add(self.stretch)
+    }
+
+    /// The candidate after `last` when it starts before `to`; searches the
+    /// starts from `from` on (earlier ones are known not to be one).
+    pub(crate) fn next_before(
+        self,
+        bytes: &[u8],
+        last: usize,
+        from: usize,
+        to: usize,
+    ) -> Option<usize> {
         let finder = Finder::new(b"\n[Event ");
-        // The `\n` before the earliest allowed start.
-        let mut search = from.checked_add(self.stretch)? - 1;
-        while search < bytes.len() {
-            let start = search + finder.find(&bytes[search..])? + 1;
-            let line = &bytes[start..bytes.len().min(start + CANDIDATE_LINE)];
+        let to = to.min(bytes.len());
+        let mut start = from.max(self.earliest_after(last));
+        while start < to {
+            // The pattern begins with the `\n` before a start.
+            let window = &bytes[start - 1..bytes.len().min(to - 1 + PATTERN)];
+            let hit = start + finder.find(window)?;
+            if hit >= to {
+                return None;
+            }
+            let line = &bytes[hit..bytes.len().min(hit + CANDIDATE_LINE)];
             if memchr::memchr2(b'\n', b'\r', line).is_some() {
-                return Some(start);
+                return Some(hit);
             }
             // The line goes on too long: no candidate, look further on.
-            search = start;
+            start = hit + 1;
         }
         None
     }
 }
 
+/// The length of the pattern searched for, `\n[Event `.
+const PATTERN: usize = 8;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Candidates {
+        /// The candidate after `last`, wherever it is.
+        fn after(self, bytes: &[u8], last: usize) -> Option<usize> {
+            self.next_before(bytes, last, 0, bytes.len())
+        }
+    }
+
+    #[test]
+    fn a_search_within_bounds_finds_what_a_search_without_finds() {
+        let bytes = b"x\n[Event \"a\"]\n1. e4 *\n[Event \"b\"]\n*\n[Event \"c\"]\n*\n";
+        let candidates = Candidates::new(1);
+        let b = candidates.after(bytes, 2).unwrap();
+        for split in 0..bytes.len() {
+            // Searching up to `split`, then on from there.
+            let found = candidates
+                .next_before(bytes, 2, 0, split)
+                .or_else(|| candidates.next_before(bytes, 2, split, bytes.len()));
+            assert_eq!(found, Some(b), "split at {split}");
+        }
+    }
 
     #[test]
     fn candidates_are_event_lines_a_stretch_apart() {
