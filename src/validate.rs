@@ -10,6 +10,7 @@
 //! not moves at all, and pgn-reader skips such tokens silently and gives no
 //! positions. Legality is shakmaty's, in Chess960 castling mode.
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::fmt;
 
@@ -281,32 +282,90 @@ impl LineNumbers {
     }
 }
 
+/// The tags a game's check looks at (names compared ignoring case).
+#[derive(Clone, Copy)]
+enum CheckedTag {
+    Fen,
+    SetUp,
+    Result,
+    Variant,
+    Id { fritz9: bool },
+}
+
 /// A FEN tag read as far as it goes.
 struct ReadFen {
     tag_line: u64,
-    board: Board,
-    /// The start array, when the FEN is exactly one's start position as
-    /// tools write it (see [`read_start_fen`]): known without looking at
-    /// the board again, and a legal position by construction.
-    start: Option<StartArray>,
-    /// The whole FEN parsed (for replay), when it does.
+    placement: Placement,
+    /// The whole FEN parsed (for replay), when it does; for a start
+    /// array's FEN, see [`ReadFen::setup`].
     setup: Option<shakmaty::Setup>,
     castling: Option<CastlingReport>,
     turn: Option<Color>,
     clocks_initial: bool,
 }
 
+/// A tag value as text, invalid UTF-8 replaced; valid text (nearly all)
+/// is checked the fast way, [`String::from_utf8_lossy`] going byte by byte.
+fn lossy(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
+/// Where a FEN puts the pieces.
+enum Placement {
+    /// Exactly a start array's start position, written as tools write it
+    /// (see [`read_start_fen`]): known without a board, and a legal
+    /// position by construction. Its board and setup are built only when
+    /// asked for (to replay the moves, say).
+    Start(StartArray),
+    /// Any other board.
+    Board(Board),
+}
+
 impl ReadFen {
+    /// The start array, when the FEN is exactly its start position.
+    fn start(&self) -> Option<StartArray> {
+        match self.placement {
+            Placement::Start(start) => Some(start),
+            Placement::Board(_) => None,
+        }
+    }
+
+    /// The placement.
+    fn board(&self) -> Cow<'_, Board> {
+        match &self.placement {
+            Placement::Start(start) => Cow::Owned(start.board()),
+            Placement::Board(board) => Cow::Borrowed(board),
+        }
+    }
+
+    /// The whole FEN, when it parsed whole.
+    fn setup(&self) -> Option<shakmaty::Setup> {
+        match &self.placement {
+            Placement::Start(start) => {
+                let board = start.board();
+                Some(shakmaty::Setup {
+                    // Every rook of a start array is a castling rook.
+                    castling_rights: board.rooks(),
+                    board,
+                    ..shakmaty::Setup::empty()
+                })
+            }
+            Placement::Board(_) => self.setup.clone(),
+        }
+    }
+
     /// The same position: placement, and — where both FENs parsed whole —
     /// side to move, castling rights (as rook squares, so X-FEN and
     /// Shredder-FEN agree) and en passant square. Clocks do not count.
     fn same_position(&self, other: &ReadFen) -> bool {
         let rest = |fen: &ReadFen| {
-            fen.setup
-                .as_ref()
+            fen.setup()
                 .map(|s| (s.turn, s.castling_rights, s.ep_square))
         };
-        self.board == other.board
+        self.board() == other.board()
             && match (rest(self), rest(other)) {
                 (Some(a), Some(b)) => a == b,
                 _ => true,
@@ -380,24 +439,33 @@ impl<'a> GameCheck<'a> {
 
         for tag in tags {
             let name = batch.name(tag);
-            // Compares lengths first: most tags are none of these.
-            let is = |wanted: &str| name.eq_ignore_ascii_case(wanted.as_bytes());
-            if is("Variant") {
-                variant = (Variant::from_value(&tag_value(batch, tag)), Some(tag));
-            } else if is("SetUp") {
-                setup_one = tag_value(batch, tag).trim_ascii() == b"1";
-                setup_tag = Some(tag);
-            } else if is("FEN") {
-                match self.read_fen(tag) {
+            // The names differ in length: one comparison at most per tag.
+            let (wanted, kind): (&[u8], _) = match name.len() {
+                3 => (b"FEN", CheckedTag::Fen),
+                5 => (b"SetUp", CheckedTag::SetUp),
+                6 => (b"Result", CheckedTag::Result),
+                7 => (b"Variant", CheckedTag::Variant),
+                10 => (b"Chess960Id", CheckedTag::Id { fritz9: false }),
+                16 => (b"Chess960Fritz9Id", CheckedTag::Id { fritz9: true }),
+                _ => continue,
+            };
+            if !name.eq_ignore_ascii_case(wanted) {
+                continue;
+            }
+            match kind {
+                CheckedTag::Variant => {
+                    variant = (Variant::from_value(&tag_value(batch, tag)), Some(tag));
+                }
+                CheckedTag::SetUp => {
+                    setup_one = tag_value(batch, tag).trim_ascii() == b"1";
+                    setup_tag = Some(tag);
+                }
+                CheckedTag::Fen => match self.read_fen(tag) {
                     Some(fen) => fens.push(fen),
                     None => fen_broken = true,
-                }
-            } else if is("Chess960Id") {
-                id_tags.push((tag, false));
-            } else if is("Chess960Fritz9Id") {
-                id_tags.push((tag, true));
-            } else if is("Result") {
-                result_tag = Some(tag);
+                },
+                CheckedTag::Id { fritz9 } => id_tags.push((tag, fritz9)),
+                CheckedTag::Result => result_tag = Some(tag),
             }
         }
         if !tags.is_empty() && tags.last().is_some_and(|t| !t.well_formed) && self.game.at_end {
@@ -442,7 +510,7 @@ impl<'a> GameCheck<'a> {
         // Several FEN tags must agree; with a conflict (or a FEN that cannot
         // be read beside one that can) the start is unknown.
         if let Some(second) = fens.iter().skip(1).find(|f| !f.same_position(&fens[0])) {
-            let what = if second.board != fens[0].board {
+            let what = if second.board() != fens[0].board() {
                 "places the pieces differently"
             } else {
                 "gives a different side to move, castling rights or en passant square"
@@ -464,8 +532,8 @@ impl<'a> GameCheck<'a> {
             )),
             Some(fen) => {
                 let start = fen
-                    .start
-                    .map_or_else(|| classify_board(&fen.board), BoardStart::Start);
+                    .start()
+                    .map_or_else(|| classify_board(&fen.board()), BoardStart::Start);
                 Some((start, Some(fen)))
             }
         };
@@ -535,12 +603,12 @@ impl<'a> GameCheck<'a> {
             }
             return;
         }
-        if !options.moves && fens.first().is_none_or(|fen| fen.start.is_some()) {
+        if !options.moves && fens.first().is_none_or(|fen| fen.start().is_some()) {
             return; // a start position is legal: nothing to replay, nothing to report
         }
         let setup = match fens.first() {
             None => Some(shakmaty::Setup::initial()),
-            Some(fen) => fen.setup.clone(),
+            Some(fen) => fen.setup(),
         };
         let Some(setup) = setup else {
             return; // the FEN's own problem is reported already
@@ -576,7 +644,7 @@ impl<'a> GameCheck<'a> {
     fn read_fen(&mut self, tag: &TagSpan) -> Option<ReadFen> {
         let line = self.line_of(tag.name.start);
         let value = tag_value(self.batch, tag);
-        let text = String::from_utf8_lossy(&value);
+        let text = lossy(&value);
         let text = text.trim();
         if let Some(fen) = read_start_fen(line, text).or_else(|| read_plain_fen(line, text)) {
             return Some(fen);
@@ -600,8 +668,7 @@ impl<'a> GameCheck<'a> {
             );
             return Some(ReadFen {
                 tag_line: line,
-                board,
-                start: None,
+                placement: Placement::Board(board),
                 setup: None,
                 castling: None,
                 turn: None,
@@ -662,8 +729,7 @@ impl<'a> GameCheck<'a> {
             .is_none_or(|setup| setup.halfmoves == 0 && setup.fullmoves.get() == 1);
         Some(ReadFen {
             tag_line: line,
-            board,
-            start: None,
+            placement: Placement::Board(board),
             setup,
             castling,
             turn,
@@ -747,7 +813,7 @@ impl<'a> GameCheck<'a> {
                 ("Chess960Id", 0..=959)
             };
             let value = tag_value(self.batch, tag);
-            let text = String::from_utf8_lossy(&value);
+            let text = lossy(&value);
             let Some(number) = parse_plain_number(text.trim()).filter(|n| range.contains(n)) else {
                 self.report(
                     line,
@@ -930,18 +996,10 @@ fn read_start_fen(line: u64, text: &str) -> Option<ReadFen> {
     {
         return None;
     }
-    let board = rank.board();
-    let setup = shakmaty::Setup {
-        // Every rook of a start array is a castling rook.
-        castling_rights: board.rooks(),
-        board: board.clone(),
-        ..shakmaty::Setup::empty()
-    };
     Some(ReadFen {
         tag_line: line,
-        board,
-        start: Some(StartArray::Chess960(rank)),
-        setup: Some(setup),
+        placement: Placement::Start(StartArray::Chess960(rank)),
+        setup: None,
         castling: Some(CastlingReport { rights: 4 }),
         turn: Some(Color::White),
         clocks_initial: true,
@@ -973,8 +1031,7 @@ fn read_plain_fen(line: u64, text: &str) -> Option<ReadFen> {
     let castling = check_castling(&setup.board, castling).ok()?;
     Some(ReadFen {
         tag_line: line,
-        board: setup.board.clone(),
-        start: None,
+        placement: Placement::Board(setup.board.clone()),
         clocks_initial: setup.halfmoves == 0 && setup.fullmoves.get() == 1,
         setup: Some(setup),
         castling: Some(castling),
@@ -1217,8 +1274,8 @@ mod tests {
     fn summary(fen: &ReadFen) -> impl PartialEq + std::fmt::Debug {
         (
             fen.tag_line,
-            fen.board.clone(),
-            fen.setup.clone(),
+            fen.board().into_owned(),
+            fen.setup(),
             fen.castling.as_ref().map(|c| c.rights),
             fen.turn,
             fen.clocks_initial,
@@ -1262,8 +1319,8 @@ mod tests {
                 assert_eq!(summary(&short), summary(&parsed), "{fen}");
                 // What the check then skips: classifying the board, and
                 // asking shakmaty whether the position is legal.
-                let start = short.start.map(BoardStart::Start);
-                assert_eq!(start, Some(classify_board(&parsed.board)), "{fen}");
+                let start = short.start().map(BoardStart::Start);
+                assert_eq!(start, Some(classify_board(&parsed.board())), "{fen}");
                 let setup = parsed.setup.expect("parsed whole");
                 assert!(
                     Chess::from_setup(setup, CastlingMode::Chess960).is_ok(),
