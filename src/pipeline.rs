@@ -11,7 +11,7 @@
 //! whichever side is the slower. A mapped file is also split by jobs of
 //! the pool, from places where a game certainly begins, ahead of the
 //! splitting thread, which then only hands their batches on in order
-//! ([`speculative`]); a stream can only be split front to back. The
+//! (module `speculative`); a stream can only be split front to back. The
 //! calling thread receives the results and re-sequences them, so output
 //! never depends on the thread count or on timing. The bytes of batches in
 //! flight are bounded (at most 32 MiB, whatever the thread count), which
