@@ -179,7 +179,13 @@ impl Default for ValidateOptions {
 pub fn validate_batch(batch: &Batch, options: ValidateOptions) -> Vec<Finding> {
     let mut findings = Vec::new();
     for game in &batch.games {
-        check_game(batch, game, game.line, options, &mut findings);
+        check_game(
+            batch,
+            game,
+            FirstLine::Known(game.line),
+            options,
+            &mut findings,
+        );
     }
     findings
 }
@@ -187,13 +193,54 @@ pub fn validate_batch(batch: &Batch, options: ValidateOptions) -> Vec<Finding> {
 fn check_game(
     batch: &Batch,
     game: &Game,
-    line: u64,
+    first_line: FirstLine<'_>,
     options: ValidateOptions,
     findings: &mut Vec<Finding>,
 ) {
     let start = findings.len();
-    GameCheck::new(batch, game, line, findings).run(options);
+    GameCheck::new(batch, game, first_line, findings).run(options);
     findings[start..].sort_by_key(|f| (f.line, f.code));
+}
+
+/// Where the line number of a game's first line comes from.
+#[derive(Clone, Copy)]
+enum FirstLine<'a> {
+    /// The reader numbered the lines.
+    Known(u64),
+    /// Counted in the batch, when a finding needs it.
+    Counted(&'a BatchLines<'a>),
+}
+
+/// The lines of a batch, counted from its start only as far as asked:
+/// most games have no finding and need no line number. Asked in input
+/// order, every byte is counted once.
+struct BatchLines<'a> {
+    data: &'a [u8],
+    /// Line ends in `data[..counted_to]`.
+    counted_to: Cell<usize>,
+    lines: Cell<u64>,
+}
+
+impl<'a> BatchLines<'a> {
+    fn new(data: &'a [u8]) -> Self {
+        BatchLines {
+            data,
+            counted_to: Cell::new(0),
+            lines: Cell::new(0),
+        }
+    }
+
+    /// The line ends before `offset`.
+    fn ends_before(&self, offset: usize) -> u64 {
+        let (mut from, mut lines) = (self.counted_to.get(), self.lines.get());
+        if offset < from {
+            (from, lines) = (0, 0); // asked out of order: count afresh
+        }
+        let lines = lines + count_line_ends(self.data, from, offset, false);
+        self.counted_to.set(offset);
+        self.lines.set(lines);
+        lines
+    }
 }
 
 /// Where a game's first line starts: that of its first tag, else its
@@ -241,17 +288,19 @@ pub struct BatchFindings {
 pub fn validate_batch_counting_lines(batch: &Batch, options: ValidateOptions) -> BatchFindings {
     let data = &batch.data;
     let mut findings = Vec::new();
-    let (mut counted_to, mut lines) = (0, 0);
+    let lines = BatchLines::new(data);
     for game in &batch.games {
-        let first = first_line_start(batch, game);
-        lines += count_line_ends(data, counted_to, first, false);
-        counted_to = first;
-        check_game(batch, game, lines + 1, options, &mut findings);
+        check_game(
+            batch,
+            game,
+            FirstLine::Counted(&lines),
+            options,
+            &mut findings,
+        );
     }
-    lines += count_line_ends(data, counted_to, data.len(), false);
     BatchFindings {
         findings,
-        lines,
+        lines: lines.ends_before(data.len()),
         starts_with_lf: data.first() == Some(&b'\n'),
         ends_with_cr: data.last() == Some(&b'\r'),
     }
@@ -294,7 +343,8 @@ enum CheckedTag {
 
 /// A FEN tag read as far as it goes.
 struct ReadFen {
-    tag_line: u64,
+    /// Where the tag is (its line is counted only for a finding).
+    tag_at: usize,
     placement: Placement,
     /// The whole FEN parsed (for replay), when it does; for a start
     /// array's FEN, see [`ReadFen::setup`].
@@ -361,6 +411,10 @@ impl ReadFen {
     /// side to move, castling rights (as rook squares, so X-FEN and
     /// Shredder-FEN agree) and en passant square. Clocks do not count.
     fn same_position(&self, other: &ReadFen) -> bool {
+        if let (Some(one), Some(two)) = (self.start(), other.start()) {
+            // White to move, every rook a castling rook, no en passant.
+            return one == two;
+        }
         let rest = |fen: &ReadFen| {
             fen.setup()
                 .map(|s| (s.turn, s.castling_rights, s.ep_square))
@@ -382,39 +436,77 @@ struct GameCheck<'a> {
     batch: &'a Batch,
     game: &'a Game,
     findings: &'a mut Vec<Finding>,
-    first_line_start: usize,
-    /// The line of `first_line_start`.
-    line: u64,
+    first_line: FirstLine<'a>,
+    /// Where the game's first line starts, and its line, once asked for.
+    first: Cell<Option<(usize, u64)>>,
     /// The last offset [`GameCheck::line_of`] counted to, and its line.
-    known_line: Cell<(usize, u64)>,
+    known_line: Cell<Option<(usize, u64)>>,
 }
 
 impl<'a> GameCheck<'a> {
-    /// Checks `game`, whose first line is `line`.
-    fn new(batch: &'a Batch, game: &'a Game, line: u64, findings: &'a mut Vec<Finding>) -> Self {
-        let first_line_start = first_line_start(batch, game);
+    /// Checks `game`, whose first line is `first_line`.
+    fn new(
+        batch: &'a Batch,
+        game: &'a Game,
+        first_line: FirstLine<'a>,
+        findings: &'a mut Vec<Finding>,
+    ) -> Self {
         GameCheck {
             batch,
             game,
-            line,
             findings,
-            first_line_start,
-            known_line: Cell::new((first_line_start, line)),
+            first_line,
+            first: Cell::new(None),
+            known_line: Cell::new(None),
         }
+    }
+
+    /// Where the game's first line starts, and its line number: worked
+    /// out the first time a finding needs a line.
+    fn first(&self) -> (usize, u64) {
+        if let Some(first) = self.first.get() {
+            return first;
+        }
+        let start = first_line_start(self.batch, self.game);
+        let line = match self.first_line {
+            FirstLine::Known(line) => line,
+            FirstLine::Counted(lines) => lines.ends_before(start) + 1,
+        };
+        self.first.set(Some((start, line)));
+        (start, line)
+    }
+
+    /// The line of the game's first line.
+    fn first_line(&self) -> u64 {
+        self.first().1
     }
 
     /// The line of `offset`. Counting resumes from the last offset asked
     /// about when it lies before this one, so asking in input order (tags,
     /// then moves) costs one pass over the game, however many tags it has.
     fn line_of(&self, offset: usize) -> u64 {
-        let (mut from, mut line) = (self.first_line_start.min(offset), self.line);
-        let (known_offset, known_line) = self.known_line.get();
-        if (from..=offset).contains(&known_offset) {
+        let (start, first_line) = self.first();
+        let (mut from, mut line) = (start.min(offset), first_line);
+        if let Some((known_offset, known_line)) = self.known_line.get()
+            && (from..=offset).contains(&known_offset)
+        {
             (from, line) = (known_offset, known_line);
         }
         let line = line + count_line_ends(&self.batch.data, from, offset, false);
-        self.known_line.set((offset, line));
+        self.known_line.set(Some((offset, line)));
         line
+    }
+
+    /// The line of a FEN tag, or without one, of the game's first line.
+    fn fen_line(&self, fen: Option<&ReadFen>) -> u64 {
+        fen.map_or_else(|| self.first_line(), |fen| self.line_of(fen.tag_at))
+    }
+
+    /// Reports a finding on the line of `at` (an offset into the batch),
+    /// or without one, on the game's first line.
+    fn report_at(&mut self, at: Option<usize>, code: Code, message: String) {
+        let line = at.map_or_else(|| self.first_line(), |at| self.line_of(at));
+        self.report(line, code, message);
     }
 
     fn report(&mut self, line: u64, code: Code, message: String) {
@@ -485,7 +577,7 @@ impl<'a> GameCheck<'a> {
         }
 
         // SetUp and FEN belong together.
-        let first_fen_line = fens.first().map(|f| f.tag_line);
+        let first_fen_at = fens.first().map(|f| f.tag_at);
         if setup_one && fens.is_empty() && !fen_broken {
             let line = self.line_of(setup_tag.expect("SetUp seen").name.start);
             self.report(
@@ -494,9 +586,10 @@ impl<'a> GameCheck<'a> {
                 "SetUp \"1\" but no FEN tag".to_string(),
             );
         }
-        if let Some(line) = first_fen_line
+        if let Some(at) = first_fen_at
             && !setup_one
         {
+            let line = self.line_of(at);
             let message = match setup_tag {
                 Some(tag) => format!(
                     "FEN tag with SetUp {:?} instead of \"1\"",
@@ -515,13 +608,14 @@ impl<'a> GameCheck<'a> {
             } else {
                 "gives a different side to move, castling rights or en passant square"
             };
-            self.report(
-                second.tag_line,
+            let first = self.line_of(fens[0].tag_at);
+            self.report_at(
+                Some(second.tag_at),
                 Code::FenConflict,
-                format!("this FEN {what} than the FEN on line {}", fens[0].tag_line),
+                format!("this FEN {what} than the FEN on line {first}"),
             );
         }
-        let start_unknown = fens.iter().any(|f| !f.same_position(&fens[0])) || fen_broken;
+        let start_unknown = fens.iter().skip(1).any(|f| !f.same_position(&fens[0])) || fen_broken;
 
         // The start array.
         let start = match fens.first() {
@@ -550,7 +644,7 @@ impl<'a> GameCheck<'a> {
                     if let Err(err) = black {
                         rules.push(format!("black: {err}"));
                     }
-                    let line = fen.map_or(self.line, |f| f.tag_line);
+                    let line = self.fen_line(*fen);
                     illegal_back_rank = true;
                     self.report(
                         line,
@@ -561,7 +655,7 @@ impl<'a> GameCheck<'a> {
                 BoardStart::NotAStart => {}
             }
             if let Some(StartArray::DoubleFrc { white, black }) = array {
-                let line = fen.map_or(self.line, |f| f.tag_line);
+                let line = self.fen_line(*fen);
                 self.report(
                     line,
                     Code::DoubleFrc,
@@ -593,8 +687,8 @@ impl<'a> GameCheck<'a> {
             // The splitter hands an oversized game out in pieces; replaying
             // it whole would hold it whole in memory.
             if options.moves {
-                self.report(
-                    self.line,
+                self.report_at(
+                    None,
                     Code::GameTooLong,
                     "the game is too long to hold in memory (over 16 MiB or 65,536 tag pairs): \
                      its moves are not replayed"
@@ -629,7 +723,7 @@ impl<'a> GameCheck<'a> {
             // about its material would only repeat it.
             Err(_) if illegal_back_rank => {}
             Err(err) => {
-                let line = first_fen_line.unwrap_or(self.line);
+                let line = self.fen_line(fens.first());
                 self.report(
                     line,
                     Code::PositionIllegal,
@@ -642,13 +736,14 @@ impl<'a> GameCheck<'a> {
     /// Reads a FEN tag, reporting what is wrong with it; `None` when even
     /// the placement cannot be read.
     fn read_fen(&mut self, tag: &TagSpan) -> Option<ReadFen> {
-        let line = self.line_of(tag.name.start);
+        let at = tag.name.start;
         let value = tag_value(self.batch, tag);
         let text = lossy(&value);
         let text = text.trim();
-        if let Some(fen) = read_start_fen(line, text).or_else(|| read_plain_fen(line, text)) {
+        if let Some(fen) = read_start_fen(at, text).or_else(|| read_plain_fen(at, text)) {
             return Some(fen);
         }
+        let line = self.line_of(at);
         let board = match parse_placement(text) {
             Ok(board) => board,
             Err(err) => {
@@ -667,7 +762,7 @@ impl<'a> GameCheck<'a> {
                 ),
             );
             return Some(ReadFen {
-                tag_line: line,
+                tag_at: at,
                 placement: Placement::Board(board),
                 setup: None,
                 castling: None,
@@ -728,7 +823,7 @@ impl<'a> GameCheck<'a> {
             .as_ref()
             .is_none_or(|setup| setup.halfmoves == 0 && setup.fullmoves.get() == 1);
         Some(ReadFen {
-            tag_line: line,
+            tag_at: at,
             placement: Placement::Board(board),
             setup,
             castling,
@@ -738,16 +833,16 @@ impl<'a> GameCheck<'a> {
     }
 
     fn check_start_fields(&mut self, fen: &ReadFen) {
-        let line = fen.tag_line;
+        let at = Some(fen.tag_at);
         if let Some(castling) = &fen.castling {
             match castling.rights {
-                0 => self.report(
-                    line,
+                0 => self.report_at(
+                    at,
                     Code::CastlingRightsNone,
                     "a start array with no castling rights".to_string(),
                 ),
-                1..=3 => self.report(
-                    line,
+                1..=3 => self.report_at(
+                    at,
                     Code::CastlingRightsPartial,
                     format!(
                         "a start array with {} of the 4 castling rights",
@@ -758,15 +853,15 @@ impl<'a> GameCheck<'a> {
             }
         }
         if fen.turn == Some(Color::Black) {
-            self.report(
-                line,
+            self.report_at(
+                at,
                 Code::StartNotWhiteToMove,
                 "a start array with Black to move".to_string(),
             );
         }
         if !fen.clocks_initial {
-            self.report(
-                line,
+            self.report_at(
+                at,
                 Code::StartClockNotInitial,
                 "a start array whose halfmove clock is not 0 or move number not 1".to_string(),
             );
@@ -778,26 +873,29 @@ impl<'a> GameCheck<'a> {
         array: Option<StartArray>,
         (variant, tag): (Variant, Option<&TagSpan>),
     ) {
-        let line = tag.map_or(self.line, |t| self.line_of(t.name.start));
+        let at = tag.map(|t| t.name.start);
         let is_960_array = array.is_some_and(|a| a != StartArray::Chess960(BackRank::STANDARD));
-        let shown = tag.map(|t| String::from_utf8_lossy(&tag_value(self.batch, t)).into_owned());
+        let shown = |batch: &Batch| {
+            tag.map(|t| String::from_utf8_lossy(&tag_value(batch, t)).into_owned())
+                .unwrap_or_default()
+        };
         match variant {
-            Variant::Absent if is_960_array => self.report(
-                line,
+            Variant::Absent if is_960_array => self.report_at(
+                at,
                 Code::VariantMissing,
                 "a Chess960 start array other than 518 but no Variant tag; readers will take it for standard chess".to_string(),
             ),
-            Variant::Standard | Variant::Other if is_960_array => self.report(
-                line,
+            Variant::Standard | Variant::Other if is_960_array => self.report_at(
+                at,
                 Code::VariantMismatch,
-                format!("Variant {:?} on a Chess960 start array other than 518", shown.unwrap_or_default()),
+                format!("Variant {:?} on a Chess960 start array other than 518", shown(self.batch)),
             ),
-            Variant::Chess960 { common: false } => self.report(
-                line,
+            Variant::Chess960 { common: false } => self.report_at(
+                at,
                 Code::VariantSpelling,
                 format!(
                     "Variant {:?}: many readers only accept \"Chess960\" (or \"chess 960\", \"Fischerandom\")",
-                    shown.unwrap_or_default()
+                    shown(self.batch)
                 ),
             ),
             _ => {}
@@ -806,7 +904,7 @@ impl<'a> GameCheck<'a> {
 
     fn check_ids(&mut self, id_tags: &[(&TagSpan, bool)], array: Option<StartArray>) {
         for &(tag, fritz9) in id_tags {
-            let line = self.line_of(tag.name.start);
+            let at = Some(tag.name.start);
             let (name, range) = if fritz9 {
                 ("Chess960Fritz9Id", 1..=960)
             } else {
@@ -815,8 +913,8 @@ impl<'a> GameCheck<'a> {
             let value = tag_value(self.batch, tag);
             let text = lossy(&value);
             let Some(number) = parse_plain_number(text.trim()).filter(|n| range.contains(n)) else {
-                self.report(
-                    line,
+                self.report_at(
+                    at,
                     Code::IdMalformed,
                     format!(
                         "{name} {text:?} is not a number from {} to {}",
@@ -831,11 +929,7 @@ impl<'a> GameCheck<'a> {
                     Some(StartArray::DoubleFrc { .. }) => "a Double FRC game",
                     _ => "a game with no Chess960 start array",
                 };
-                self.report(
-                    line,
-                    Code::IdMalformed,
-                    format!("{name} {number} on {what}"),
-                );
+                self.report_at(at, Code::IdMalformed, format!("{name} {number} on {what}"));
                 continue;
             };
             let right = u32::from(if fritz9 {
@@ -844,8 +938,8 @@ impl<'a> GameCheck<'a> {
                 rank.scharnagl()
             });
             if number != right {
-                self.report(
-                    line,
+                self.report_at(
+                    at,
                     Code::IdMismatch,
                     format!("{name} is {number}, but the game starts from {rank}, number {right}"),
                 );
@@ -967,7 +1061,7 @@ impl<'a> GameCheck<'a> {
                 "the Result tag",
             ),
             (None, Some(token)) => (
-                self.line,
+                self.first_line(),
                 String::from_utf8_lossy(token).into_owned(),
                 "the result token",
             ),
@@ -988,7 +1082,7 @@ impl<'a> GameCheck<'a> {
 /// Reads a FEN that is exactly a Chess960 start as [`BackRank::to_xfen`]
 /// or [`BackRank::to_shredder_fen`] write it, as lichess and most tools
 /// write them: without parsing, to what [`read_plain_fen`] reads from it.
-fn read_start_fen(line: u64, text: &str) -> Option<ReadFen> {
+fn read_start_fen(at: usize, text: &str) -> Option<ReadFen> {
     let (placement, rest) = text.split_once(' ')?;
     let rank = plain_start_array(placement.as_bytes())?;
     if placement.len() != START_PLACEMENT_LEN
@@ -997,7 +1091,7 @@ fn read_start_fen(line: u64, text: &str) -> Option<ReadFen> {
         return None;
     }
     Some(ReadFen {
-        tag_line: line,
+        tag_at: at,
         placement: Placement::Start(StartArray::Chess960(rank)),
         setup: None,
         castling: Some(CastlingReport { rights: 4 }),
@@ -1014,7 +1108,7 @@ const START_PLACEMENT_LEN: usize = 43;
 /// `w` or `b` and its castling field names rooks that are there. Most FEN
 /// tags are such; they are read once, where [`GameCheck::read_fen`] reads
 /// others field by field to say what is wrong. `None`: read it that way.
-fn read_plain_fen(line: u64, text: &str) -> Option<ReadFen> {
+fn read_plain_fen(at: usize, text: &str) -> Option<ReadFen> {
     if text.contains(['_', '\t']) || text.contains("  ") {
         return None;
     }
@@ -1030,7 +1124,7 @@ fn read_plain_fen(line: u64, text: &str) -> Option<ReadFen> {
     let setup = Fen::from_ascii(text.as_bytes()).ok()?.into_setup();
     let castling = check_castling(&setup.board, castling).ok()?;
     Some(ReadFen {
-        tag_line: line,
+        tag_at: at,
         placement: Placement::Board(setup.board.clone()),
         clocks_initial: setup.halfmoves == 0 && setup.fullmoves.get() == 1,
         setup: Some(setup),
@@ -1273,7 +1367,7 @@ mod tests {
     /// What the short ways read from a FEN, for comparison.
     fn summary(fen: &ReadFen) -> impl PartialEq + std::fmt::Debug {
         (
-            fen.tag_line,
+            fen.tag_at,
             fen.board().into_owned(),
             fen.setup(),
             fen.castling.as_ref().map(|c| c.rights),
