@@ -14,8 +14,9 @@
 //! (module `speculative`); a stream can only be split front to back. The
 //! calling thread receives the results and re-sequences them, so output
 //! never depends on the thread count or on timing. The bytes of batches in
-//! flight are bounded (at most 32 MiB, whatever the thread count), which
-//! bounds memory whatever the input.
+//! flight are bounded (at most 32 MiB, whatever the thread count, and as
+//! much again for batches split ahead of need), which bounds memory
+//! whatever the input.
 
 use std::collections::BTreeMap;
 use std::io::{self, BufRead, Read};
