@@ -14,8 +14,8 @@
 //! (module `speculative`); a stream can only be split front to back. The
 //! calling thread receives the results and re-sequences them, so output
 //! never depends on the thread count or on timing. The bytes of batches in
-//! flight are bounded (at most 32 MiB, whatever the thread count, and as
-//! much again for batches split ahead of need), which bounds memory
+//! flight are bounded (at most 32 MiB, whatever the thread count, and
+//! 16 MiB more for batches split ahead of need), which bounds memory
 //! whatever the input.
 
 use std::collections::BTreeMap;
@@ -109,7 +109,7 @@ where
 /// As [`run`], for an opened input: a mapped file is split straight from
 /// memory, its batches stretches of the map rather than copies, without a
 /// read-ahead thread, and (with two threads or more, when it is longer
-/// than 4 MiB) on several threads at once; a stream is read ahead.
+/// than 2 MiB) on several threads at once; a stream is read ahead.
 ///
 /// # Errors
 ///
@@ -129,7 +129,7 @@ where
 }
 
 /// As [`run_reader`], with a mapped file split on several threads at once
-/// from `[Event` lines at least `stretch` bytes apart (rather than 2 MiB),
+/// from `[Event` lines at least `stretch` bytes apart (rather than 1 MiB),
 /// when there are several threads and the file is at least two stretches
 /// long. For tests and fuzzing: small inputs need a small stretch to be
 /// split that way at all.

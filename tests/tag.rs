@@ -717,7 +717,7 @@ fn every_game_of_a_large_crlf_archive_gets_its_id_after_its_tags() {
     );
 }
 
-/// A plain file of 4 MiB or more is split on several threads at once, from
+/// A plain file of 2 MiB or more is split on several threads at once, from
 /// `[Event` lines where a game certainly begins: every command must write
 /// what one thread (which splits front to back) writes, and `tag` what it
 /// writes for the same bytes from a pipe. The file: 16 MB of the TCEC

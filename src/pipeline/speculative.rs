@@ -35,7 +35,7 @@ use crate::split::{Batch, BatchData, Candidates, GameReader};
 /// Bytes between candidates, at least: enough to make a speculation's
 /// start and end cheap next to its work, few enough to keep every thread
 /// busy and the bytes split ahead of the work few.
-pub(super) const STRETCH: usize = 2 << 20;
+pub(super) const STRETCH: usize = 1 << 20;
 
 /// The memory a speculation's batches may hold (bytes and records, see
 /// [`batch_cost`]), in stretches: the batches of a stretch of the usual
@@ -44,7 +44,7 @@ const SPECULATION_STRETCHES: usize = 3;
 
 /// The most memory that the batches of speculations ahead of the chain may
 /// hold, whatever the thread count.
-const MAX_SPECULATION_BYTES: usize = 32 << 20;
+const MAX_SPECULATION_BYTES: usize = 16 << 20;
 
 /// A reader over the mapped file.
 type MappedReader = GameReader<io::Empty>;
