@@ -547,26 +547,7 @@ mod tests {
                 batch_bytes: 4096,
                 ..PipelineConfig::default()
             };
-            let mut games = Vec::new();
-            let mut bytes = Vec::new();
-            run_reader(
-                reader,
-                config,
-                |batch| {
-                    let games = batch.games.iter();
-                    games
-                        .map(|g| (g.index, g.line, batch.bytes(g).to_vec()))
-                        .collect::<Vec<_>>()
-                },
-                |batch, batch_games| {
-                    bytes.extend_from_slice(&batch.data);
-                    games.extend(batch_games);
-                    Ok::<_, ()>(())
-                },
-            )
-            .unwrap();
-            assert_eq!(bytes, input);
-            games
+            views_of(reader, config, speculative::STRETCH, &input)
         };
         let open = || crate::input::open(&crate::input::Source::Path(path.clone())).unwrap();
         let mapped = open();
@@ -623,6 +604,27 @@ mod tests {
             .collect()
     }
 
+    /// Every game of `reader` as [`view`] sees it (a mapped file split
+    /// from `[Event` lines `stretch` apart), checking that the batches'
+    /// bytes are `input`.
+    fn views_of(
+        reader: Reader,
+        config: PipelineConfig,
+        stretch: usize,
+        input: &[u8],
+    ) -> Vec<GameView> {
+        let mut games = Vec::new();
+        let mut bytes = Vec::new();
+        run_reader_split_every(reader, config, stretch, view, |batch, views| {
+            bytes.extend_from_slice(&batch.data);
+            games.extend(views);
+            Ok::<_, ()>(())
+        })
+        .unwrap();
+        assert_eq!(bytes, input);
+        games
+    }
+
     /// Pieces of archives, among them every kind of `[Event` line that
     /// does not begin a game where it stands.
     const PIECES: &[&str] = &[
@@ -669,16 +671,7 @@ mod tests {
                         batch_bytes: 512,
                         line_numbers,
                     };
-                    let mut games = Vec::new();
-                    let mut bytes = Vec::new();
-                    run_reader_split_every(reader, config, stretch, view, |batch, views| {
-                        bytes.extend_from_slice(&batch.data);
-                        games.extend(views);
-                        Ok::<_, ()>(())
-                    })
-                    .unwrap();
-                    assert_eq!(bytes, input);
-                    games
+                    views_of(reader, config, stretch, &input)
                 };
                 let streamed = Reader::Stream(Box::new(std::io::Cursor::new(input.clone())));
                 let expected = games_of(streamed, 1, usize::MAX);

@@ -497,11 +497,6 @@ impl<'a> GameCheck<'a> {
         line
     }
 
-    /// The line of a FEN tag, or without one, of the game's first line.
-    fn fen_line(&self, fen: Option<&ReadFen>) -> u64 {
-        fen.map_or_else(|| self.first_line(), |fen| self.line_of(fen.tag_at))
-    }
-
     /// Reports a finding on the line of `at` (an offset into the batch),
     /// or without one, on the game's first line.
     fn report_at(&mut self, at: Option<usize>, code: Code, message: String) {
@@ -644,10 +639,9 @@ impl<'a> GameCheck<'a> {
                     if let Err(err) = black {
                         rules.push(format!("black: {err}"));
                     }
-                    let line = self.fen_line(*fen);
                     illegal_back_rank = true;
-                    self.report(
-                        line,
+                    self.report_at(
+                        fen.map(|f| f.tag_at),
                         Code::IllegalBackRank,
                         format!("not a legal Chess960 start array: {}", rules.join("; ")),
                     );
@@ -655,9 +649,8 @@ impl<'a> GameCheck<'a> {
                 BoardStart::NotAStart => {}
             }
             if let Some(StartArray::DoubleFrc { white, black }) = array {
-                let line = self.fen_line(*fen);
-                self.report(
-                    line,
+                self.report_at(
+                    fen.map(|f| f.tag_at),
                     Code::DoubleFrc,
                     format!(
                         "Double FRC: White starts from {white} ({}), Black from {black} ({}); no Chess960Id applies",
@@ -723,9 +716,8 @@ impl<'a> GameCheck<'a> {
             // about its material would only repeat it.
             Err(_) if illegal_back_rank => {}
             Err(err) => {
-                let line = self.fen_line(fens.first());
-                self.report(
-                    line,
+                self.report_at(
+                    first_fen_at,
                     Code::PositionIllegal,
                     format!("cannot play from this position: {err}"),
                 );

@@ -2270,13 +2270,7 @@ fn endless_tag_section_runs_in_bounded_memory() {
 /// would count as 1 GiB in use.
 #[test]
 fn endless_comment_in_a_mapped_file_runs_in_bounded_memory() {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let path = dir.path().join("endless-comment.pgn");
-    let mut file = io::BufWriter::new(fs::File::create(&path).expect("writable"));
-    write_hostile(Hostile::EndlessComment, &mut file);
-    file.flush().expect("written");
-    drop(file);
-    check_hostile(Hostile::EndlessComment, Some(&path));
+    check_hostile_file(Hostile::EndlessComment);
 }
 
 /// A mapped file is split on several threads from lines that look like
@@ -2284,13 +2278,18 @@ fn endless_comment_in_a_mapped_file_runs_in_bounded_memory() {
 /// in vain: memory stays bounded all the same.
 #[test]
 fn games_in_an_endless_comment_in_a_mapped_file_run_in_bounded_memory() {
+    check_hostile_file(Hostile::GamesInAnEndlessComment);
+}
+
+/// [`check_hostile`] on `kind` written to a file (which is mapped).
+fn check_hostile_file(kind: Hostile) {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let path = dir.path().join("games-in-a-comment.pgn");
+    let path = dir.path().join("hostile.pgn");
     let mut file = io::BufWriter::new(fs::File::create(&path).expect("writable"));
-    write_hostile(Hostile::GamesInAnEndlessComment, &mut file);
+    write_hostile(kind, &mut file);
     file.flush().expect("written");
     drop(file);
-    check_hostile(Hostile::GamesInAnEndlessComment, Some(&path));
+    check_hostile(kind, Some(&path));
 }
 
 /// Memory must not grow with the number of cores: eight worker threads
