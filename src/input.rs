@@ -188,34 +188,61 @@ pub struct Opened {
     pub raw_read: Arc<AtomicU64>,
 }
 
-/// Opens a source, recognising its compression.
+/// Whether [`open`] may map a plain file into memory.
+///
+/// Mapping spares the kernel copying every byte, and lets
+/// [`crate::pipeline::run_reader`] hand out stretches of the file as
+/// batches without a copy. But a mapped file that another program
+/// truncates while it is read ends the process (`SIGBUS`), and one that
+/// another program rewrites changes under the reader: only the caller
+/// knows whether that can happen, so only the caller can choose mapping,
+/// through an `unsafe` constructor (as ripgrep's `MmapChoice` does).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MmapChoice {
+    allowed: bool,
+}
+
+impl MmapChoice {
+    /// Maps plain regular files (not empty ones, not pipes or devices, not
+    /// compressed files, which are decoded from the map).
+    ///
+    /// # Safety
+    ///
+    /// No other program may truncate or rewrite a file opened with this
+    /// choice while its [`Opened`] (or any batch of it) is alive. A program
+    /// that replaces files by renaming a new one over them, as
+    /// `pgn960 tag --in-place` does, is no danger.
+    pub unsafe fn auto() -> MmapChoice {
+        MmapChoice { allowed: true }
+    }
+
+    /// Never maps: every input is read through the kernel as a stream.
+    pub fn never() -> MmapChoice {
+        MmapChoice { allowed: false }
+    }
+}
+
+/// Opens a source, recognising its compression; a plain regular file is
+/// mapped into memory when `mmap` allows it.
 ///
 /// # Errors
 ///
 /// A file that cannot be opened, is a directory, or cannot be read; a
-/// compressed stream whose decoder cannot be set up.
+/// compressed stream whose decoder cannot be set up; a common binary
+/// format that is no PGN (an image, a ZIP archive, ...).
 ///
 /// # Example
 ///
 /// ```no_run
 /// use std::io::Read;
-/// use pgn960::input::{open, Source};
+/// use pgn960::input::{open, MmapChoice, Source};
 ///
-/// let mut opened = open(&Source::Path("games.pgn.zst".into()))?;
+/// let mut opened = open(&Source::Path("games.pgn.zst".into()), MmapChoice::never())?;
 /// let mut pgn = Vec::new();
 /// opened.reader.read_to_end(&mut pgn)?;
 /// # Ok::<_, std::io::Error>(())
 /// ```
-pub fn open(source: &Source) -> io::Result<Opened> {
-    if let Some(path) = source.path()
-        && path.to_string_lossy().ends_with(IN_PLACE_TEMP_SUFFIX)
-    {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "a temporary file left by an interrupted `pgn960 tag --in-place`, not an input; \
-             its original is intact and it can be deleted",
-        ));
-    }
+pub fn open(source: &Source, mmap: MmapChoice) -> io::Result<Opened> {
     let raw_read = Arc::new(AtomicU64::new(0));
     let (raw, raw_len): (Box<dyn Read + Send>, Option<u64>) = match source {
         Source::Stdin => (Box::new(io::stdin()), None),
@@ -228,7 +255,9 @@ pub fn open(source: &Source) -> io::Result<Opened> {
                     "is a directory",
                 ));
             }
-            if let Some(mapped) = Mapped::new(&file, &meta, Arc::clone(&raw_read)) {
+            if mmap.allowed
+                && let Some(mapped) = Mapped::new(&file, &meta, Arc::clone(&raw_read))
+            {
                 return opened_mapped(mapped, raw_read);
             }
             (Box::new(file), Some(meta.len()))
@@ -359,8 +388,7 @@ impl Mapped {
         }
         // SAFETY: the map is only read. Its bytes could change or vanish
         // only if another program rewrote or truncated the file while we
-        // read it; `tag --in-place` itself replaces files by renaming, which
-        // leaves a mapped original untouched. See the type's documentation.
+        // read it, which the caller of `MmapChoice::auto` rules out.
         let map = unsafe { memmap2::Mmap::map(file) }.ok()?;
         // Only a hint: reading ahead is the kernel's business.
         let _ = map.advise(memmap2::Advice::Sequential);
@@ -425,11 +453,6 @@ impl BufRead for Mapped {
     }
 }
 
-/// Temporary files of `tag --in-place` end in this, after the original's
-/// name and a random part (`.games.pgn.Ab12Cd.pgn960-tmp`), so that one
-/// left behind by a kill is recognisable and never read as an archive.
-pub const IN_PLACE_TEMP_SUFFIX: &str = ".pgn960-tmp";
-
 /// Names common binary formats that people pass by mistake (no PGN starts
 /// with these bytes).
 fn binary_kind(head: &[u8]) -> Option<&'static str> {
@@ -474,7 +497,17 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("no-telling-name");
         std::fs::write(&path, &packed).unwrap();
-        let mut opened = open(&Source::Path(path)).unwrap();
+        // SAFETY: the test's own file, which nothing else touches.
+        let mut opened = open(&Source::Path(path.clone()), unsafe { MmapChoice::auto() }).unwrap();
+        assert_eq!(
+            matches!(opened.reader, Reader::Mapped(_)),
+            compression == Compression::None
+        );
+        let mut streamed = open(&Source::Path(path), MmapChoice::never()).unwrap();
+        assert!(matches!(streamed.reader, Reader::Stream(_)));
+        let mut out = Vec::new();
+        streamed.reader.read_to_end(&mut out).unwrap();
+        assert_eq!(out, pgn);
         assert_eq!(opened.compression, compression);
         let mut out = Vec::new();
         opened.reader.read_to_end(&mut out).unwrap();
@@ -496,24 +529,22 @@ mod tests {
     }
 
     #[test]
-    fn binary_files_and_stray_temporaries_are_refused() {
+    fn binary_files_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         let jpeg = dir.path().join("photo.pgn");
         std::fs::write(&jpeg, b"\xff\xd8\xff\xe0\x00\x10JFIF").unwrap();
-        let err = open(&Source::Path(jpeg)).err().expect("a JPEG is no PGN");
-        assert_eq!(err.to_string(), "not PGN: a JPEG image");
-        let temp = dir.path().join(".games.pgn.Ab12Cd.pgn960-tmp");
-        std::fs::write(&temp, b"[Event \"x\"]\n*\n").unwrap();
-        let err = open(&Source::Path(temp))
-            .err()
-            .expect("a stray temporary is no input");
-        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+        for mmap in [MmapChoice::never(), unsafe { MmapChoice::auto() }] {
+            let err = open(&Source::Path(jpeg.clone()), mmap)
+                .err()
+                .expect("a JPEG is no PGN");
+            assert_eq!(err.to_string(), "not PGN: a JPEG image");
+        }
     }
 
     #[test]
     fn directory_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
-        let err = open(&Source::Path(dir.path().to_path_buf()))
+        let err = open(&Source::Path(dir.path().to_path_buf()), MmapChoice::never())
             .err()
             .expect("a directory is no input");
         assert_eq!(err.kind(), io::ErrorKind::IsADirectory);

@@ -549,7 +549,11 @@ mod tests {
             };
             views_of(reader, config, speculative::STRETCH, &input)
         };
-        let open = || crate::input::open(&crate::input::Source::Path(path.clone())).unwrap();
+        let open = || {
+            let source = crate::input::Source::Path(path.clone());
+            // SAFETY: the test's own file, which nothing else touches.
+            crate::input::open(&source, unsafe { crate::input::MmapChoice::auto() }).unwrap()
+        };
         let mapped = open();
         assert!(matches!(mapped.reader, Reader::Mapped(_)));
         let streamed = Reader::Stream(Box::new(std::io::Cursor::new(input.clone())));
@@ -676,7 +680,10 @@ mod tests {
                 let streamed = Reader::Stream(Box::new(std::io::Cursor::new(input.clone())));
                 let expected = games_of(streamed, 1, usize::MAX);
                 for (threads, stretch) in [(2, 1), (2, 97), (3, 1000), (2, 4000)] {
-                    let opened = crate::input::open(&crate::input::Source::Path(path.clone()));
+                    let source = crate::input::Source::Path(path.clone());
+                    // SAFETY: the test's own file, which nothing else touches.
+                    let mmap = unsafe { crate::input::MmapChoice::auto() };
+                    let opened = crate::input::open(&source, mmap);
                     let reader = opened.unwrap().reader;
                     assert!(matches!(reader, Reader::Mapped(_)));
                     assert!(

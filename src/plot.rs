@@ -15,7 +15,6 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io;
-use std::path::Path;
 
 use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
@@ -128,12 +127,13 @@ fn compare_scores(a: &PositionStats, b: &PositionStats) -> Ordering {
 ///
 /// # Errors
 ///
-/// [`PlotError::Io`] when the file cannot be written;
+/// [`PlotError::Io`] when `out` fails;
 /// [`PlotError::Draw`] if plotters fails, which it should not for an
 /// in-memory SVG.
-pub fn write_svg(table: &StatsTable, path: &Path) -> Result<(), PlotError> {
+pub fn write_svg(table: &StatsTable, mut out: impl io::Write) -> Result<(), PlotError> {
     let svg = render(table)?;
-    std::fs::write(path, svg)?;
+    out.write_all(svg.as_bytes())?;
+    out.flush()?;
     Ok(())
 }
 
@@ -425,14 +425,12 @@ mod tests {
 
     #[test]
     fn writes_the_same_svg_with_518_and_the_mean() {
-        let dir = tempfile::tempdir().expect("a temporary directory");
-        let first = dir.path().join("first.svg");
-        let second = dir.path().join("second.svg");
+        let (mut first, mut second) = (Vec::new(), Vec::new());
         let table = small_table();
-        write_svg(&table, &first).expect("writing the first plot");
-        write_svg(&table, &second).expect("writing the second plot");
+        write_svg(&table, &mut first).expect("writing the first plot");
+        write_svg(&table, &mut second).expect("writing the second plot");
 
-        let svg = std::fs::read_to_string(&first).expect("reading the plot");
+        let svg = String::from_utf8(first).expect("an SVG is UTF-8");
         assert!(svg.starts_with("<svg "), "{}", &svg[..svg.len().min(80)]);
         assert!(svg.trim_end().ends_with("</svg>"));
         assert!(svg.contains("518: 0.750 (2 games)"), "518 is labelled");
@@ -440,8 +438,7 @@ mod tests {
         assert!(svg.contains("all games: 0.625"), "the mean is labelled");
         assert!(svg.contains("3 Chess960 start positions (4 finished games)"));
         assert!(svg.contains("positions, ordered by White&apos;s score"));
-        let again = std::fs::read(&second).expect("reading the second plot");
-        assert_eq!(svg.as_bytes(), &again[..], "same table, same bytes");
+        assert_eq!(svg.as_bytes(), &second[..], "same table, same bytes");
     }
 
     #[test]

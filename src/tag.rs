@@ -78,6 +78,11 @@ impl TagCounts {
     pub fn changes(&self) -> bool {
         self.added + self.rewritten > 0
     }
+
+    /// Whether any game changed since the counts were `before`.
+    pub fn changed_since(&self, before: &TagCounts) -> bool {
+        self.added + self.rewritten > before.added + before.rewritten
+    }
 }
 
 /// Works out the edits for every game of a batch, in offset order.
@@ -189,7 +194,7 @@ fn tag_game(
 /// # Errors
 ///
 /// Any error of `out`.
-pub fn apply(data: &[u8], edits: &[Edit], out: &mut impl Write) -> io::Result<()> {
+pub fn apply(data: &[u8], edits: &[Edit], out: &mut (impl Write + ?Sized)) -> io::Result<()> {
     let mut slices = Vec::with_capacity(edits.len() * 2 + 1);
     let mut at = 0;
     for edit in edits {

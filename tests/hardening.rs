@@ -29,7 +29,7 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use pgn960::input::{self, Source};
+use pgn960::input::{self, MmapChoice, Source};
 use pgn960::pipeline::{self, PipelineConfig, PipelineError};
 use pgn960::split::{Batch, GameReader};
 use pgn960::stats::{StatsOptions, StatsSummary, stats_batch};
@@ -40,6 +40,8 @@ use crate::common::{
     bytes_diff, data_file, data_files, pgn960, read_pgn, short_name, strip_id_lines,
 };
 
+/// The suffix of `tag --in-place`'s temporary files (`.NAME.XXXXXX.pgn960-tmp`).
+const TEMP_SUFFIX: &str = ".pgn960-tmp";
 const BIN: &str = env!("CARGO_BIN_EXE_pgn960");
 
 /// 200 MB once decompressed: a slice of it stands in for the whole.
@@ -1072,7 +1074,7 @@ fn compressed_forms(plain: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
 fn check_damaged_compressed(path: &Path) -> Result<(), String> {
     let source = Source::Path(path.to_path_buf());
     // What the damaged stream decodes to, as far as it goes.
-    let decoded = match input::open(&source) {
+    let decoded = match input::open(&source, MmapChoice::never()) {
         Ok(mut opened) => {
             let mut out = Vec::new();
             let complete = opened.reader.read_to_end(&mut out).is_ok();
@@ -1089,7 +1091,8 @@ fn check_damaged_compressed(path: &Path) -> Result<(), String> {
         ..PipelineConfig::default()
     };
     let mut tagged = Vec::new();
-    let opened = input::open(&source).map_err(|err| format!("opens once, not twice: {err}"))?;
+    let opened = input::open(&source, MmapChoice::never())
+        .map_err(|err| format!("opens once, not twice: {err}"))?;
     let result = pipeline::run(
         opened.reader,
         config,
@@ -1114,11 +1117,11 @@ fn check_damaged_compressed(path: &Path) -> Result<(), String> {
         Err(PipelineError::Consume(err)) => return Err(format!("writing to memory failed: {err}")),
     }
     // A read error is fine here; a panic or a hang is not.
-    let opened = input::open(&source).map_err(|err| err.to_string())?;
+    let opened = input::open(&source, MmapChoice::never()).map_err(|err| err.to_string())?;
     let _ = pipelined(opened.reader, config, |batch| {
         stats_batch(batch, &StatsOptions::default()).1.games
     });
-    let opened = input::open(&source).map_err(|err| err.to_string())?;
+    let opened = input::open(&source, MmapChoice::never()).map_err(|err| err.to_string())?;
     let _ = pipelined(opened.reader, config, |batch| {
         validate_batch(batch, ValidateOptions::default()).len()
     });
@@ -1219,7 +1222,7 @@ fn damaged_archives_through_the_binary() {
 fn is_temp_of(leftover: &str, name: &str) -> bool {
     leftover
         .strip_prefix(&format!(".{name}."))
-        .and_then(|rest| rest.strip_suffix(input::IN_PLACE_TEMP_SUFFIX))
+        .and_then(|rest| rest.strip_suffix(TEMP_SUFFIX))
         .is_some_and(|random| {
             !random.is_empty() && random.bytes().all(|b| b.is_ascii_alphanumeric())
         })
@@ -1346,7 +1349,7 @@ fn kill_at_random_moments(
                 is_temp_of(&other, name),
                 "after a kill, {other:?} beside {name:?} is not a recognisable temporary \
                  (.{name}.XXXXXX{})",
-                input::IN_PLACE_TEMP_SUFFIX
+                TEMP_SUFFIX
             );
             if kept.as_ref().is_some_and(|k| *k == entry.path()) {
                 continue;
@@ -1397,10 +1400,9 @@ fn in_place_survives_kills_at_random_moments() {
 
     // A leftover (from a kill, or made here when no kill left one).
     let leftover = leftover.unwrap_or_else(|| {
-        let made = dir.path().join(format!(
-            ".archive.pgn.Ab12Cd{}",
-            input::IN_PLACE_TEMP_SUFFIX
-        ));
+        let made = dir
+            .path()
+            .join(format!(".archive.pgn.Ab12Cd{}", TEMP_SUFFIX));
         fs::write(&made, &expected[..1 << 20]).expect("writable");
         made
     });
@@ -1861,9 +1863,7 @@ fn one_unreadable_file_among_many() {
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
         .collect();
     assert!(
-        names
-            .iter()
-            .all(|n| !n.ends_with(input::IN_PLACE_TEMP_SUFFIX)),
+        names.iter().all(|n| !n.ends_with(TEMP_SUFFIX)),
         "a failed --in-place left {names:?}"
     );
 }

@@ -5,6 +5,7 @@ mod common;
 mod fuzz_regressions;
 mod hardening;
 mod numbering;
+mod outputs;
 mod readme;
 mod stats;
 mod tag;

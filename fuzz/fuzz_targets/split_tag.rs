@@ -15,7 +15,7 @@
 use std::io::Write;
 
 use libfuzzer_sys::fuzz_target;
-use pgn960::input::{Compression, Source, open};
+use pgn960::input::{Compression, MmapChoice, Source, open};
 use pgn960::pipeline::{PipelineConfig, run_reader_split_every};
 use pgn960::split::GameReader;
 use pgn960::tag::{TagOptions, apply, strip_ids, tag_batch};
@@ -66,7 +66,9 @@ fn tag_mapped(
         .or_else(|_| tempfile::NamedTempFile::new())
         .expect("a temporary file");
     file.write_all(input).expect("writing a temporary file");
-    let opened = open(&Source::Path(file.path().to_path_buf())).ok()?;
+    // SAFETY: the target's own temporary file, which nothing else touches.
+    let mmap = unsafe { MmapChoice::auto() };
+    let opened = open(&Source::Path(file.path().to_path_buf()), mmap).ok()?;
     if opened.compression != Compression::None {
         return None;
     }

@@ -1,22 +1,19 @@
-//! What every archive command (`tag`, `stats`, `validate`) shares on the
-//! command line: the input list, `--threads`, `--quiet`, the progress bar,
-//! the walk over the inputs (one bad input never stops the others), and
-//! the refusal of an output file that is also an input.
+//! What every archive command shares on the command line: the input list,
+//! `--threads`, `--quiet`, the progress bar, and the one walk over the
+//! inputs, in which one bad input never stops the others.
 
-use std::fs;
 use std::io::{self, IsTerminal};
-use std::os::fd::AsFd;
-use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use anyhow::bail;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use pgn960::input::{self, Opened, Source};
+use pgn960::input::{self, MmapChoice, Opened, Source};
 use pgn960::pipeline::{self, PipelineConfig, PipelineError};
 use pgn960::split::Batch;
+
+use super::in_place::is_leftover_temporary;
 
 /// Inputs and run options common to the archive commands.
 #[derive(clap::Args, Debug)]
@@ -92,6 +89,84 @@ impl ArchiveArgs {
     }
 }
 
+/// How one input ended, when it did not end well.
+pub enum InputFailure<E> {
+    /// This input could not be (wholly) read, or its result not kept; the
+    /// message follows `pgn960: INPUT: `. The other inputs go on.
+    Input(String),
+    /// The run ends here (the output cannot be written).
+    Run(E),
+}
+
+impl<E> From<io::Error> for InputFailure<E> {
+    fn from(err: io::Error) -> Self {
+        InputFailure::Input(err.to_string())
+    }
+}
+
+/// How the walk over the inputs went.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct InputsRead {
+    /// Inputs that could be opened (some of them perhaps not read to the end).
+    pub opened: usize,
+    /// Whether some input failed: the run's exit code is then 2.
+    pub failed: bool,
+}
+
+/// Opens every input in turn and hands it to `each`. An input that cannot
+/// be opened, or for which `each` reports [`InputFailure::Input`], is
+/// reported as one line on stderr and the walk goes on with the next; an
+/// [`InputFailure::Run`] ends the walk.
+///
+/// # Errors
+///
+/// The error of an [`InputFailure::Run`].
+pub fn for_each_input<E>(
+    sources: &[Source],
+    progress: &mut Progress,
+    mut each: impl FnMut(&Source, Opened, &mut Progress) -> Result<(), InputFailure<E>>,
+) -> Result<InputsRead, E> {
+    let mut outcome = InputsRead::default();
+    for source in sources {
+        let result = open(source).map_err(InputFailure::from).and_then(|opened| {
+            outcome.opened += 1;
+            each(source, opened, progress)
+        });
+        match result {
+            Ok(()) => {}
+            Err(InputFailure::Input(message)) => {
+                progress.finish();
+                eprintln!("pgn960: {source}: {message}");
+                outcome.failed = true;
+            }
+            Err(InputFailure::Run(err)) => {
+                progress.finish();
+                return Err(err);
+            }
+        }
+    }
+    Ok(outcome)
+}
+
+/// Opens an input for a command of this binary.
+fn open(source: &Source) -> io::Result<Opened> {
+    if let Some(path) = source.path()
+        && is_leftover_temporary(path)
+    {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "a temporary file left by an interrupted `pgn960 tag --in-place`, not an input; \
+             its original is intact and it can be deleted",
+        ));
+    }
+    // SAFETY: the mapped files are only read, and this binary replaces the
+    // files it rewrites by renaming (`--in-place`), which leaves a mapped
+    // original untouched. Another program truncating an input while it is
+    // read ends the run with SIGBUS, as the README says.
+    let mmap = unsafe { MmapChoice::auto() };
+    input::open(source, mmap)
+}
+
 /// Runs the pipeline over one opened input, keeping `progress` up to date.
 ///
 /// # Errors
@@ -114,11 +189,9 @@ pub fn run_input<T: Send, E>(
     result
 }
 
-/// Runs the pipeline over every input in turn. An input that cannot be
-/// opened or read is reported on stderr as one line and the run goes on
-/// with the next; an error of `consume` (writing the output) ends the run.
-///
-/// Returns whether some input could not be read.
+/// Runs the pipeline over every input in turn (see [`for_each_input`]): an
+/// input that cannot be read is reported and the run goes on with the next;
+/// an error of `consume` (writing the output) ends the run.
 ///
 /// # Errors
 ///
@@ -129,30 +202,16 @@ pub fn run_inputs<T: Send, E>(
     progress: &mut Progress,
     work: impl Fn(&Batch) -> T + Sync,
     mut consume: impl FnMut(&Source, &Batch, T) -> Result<(), E>,
-) -> Result<bool, E> {
-    let mut failed = false;
-    for source in sources {
-        let result = input::open(source)
-            .map_err(PipelineError::Read)
-            .and_then(|opened| {
-                run_input(opened, config, progress, &work, |batch, result| {
-                    consume(source, batch, result)
-                })
-            });
-        match result {
-            Ok(()) => {}
-            Err(PipelineError::Read(err)) => {
-                progress.finish();
-                eprintln!("pgn960: {source}: {err}");
-                failed = true;
-            }
-            Err(PipelineError::Consume(err)) => {
-                progress.finish();
-                return Err(err);
-            }
-        }
-    }
-    Ok(failed)
+) -> Result<InputsRead, E> {
+    for_each_input(sources, progress, |source, opened, progress| {
+        run_input(opened, config, progress, &work, |batch, result| {
+            consume(source, batch, result)
+        })
+        .map_err(|err| match err {
+            PipelineError::Read(err) => InputFailure::Input(err.to_string()),
+            PipelineError::Consume(err) => InputFailure::Run(err),
+        })
+    })
 }
 
 /// Progress over a run: raw bytes read of the total, and games per second.
@@ -188,40 +247,4 @@ impl Progress {
     pub fn finish(&self) {
         self.bar.finish_and_clear();
     }
-}
-
-/// Refuses an output file that is one of the inputs (under any name, hard
-/// links included, or redirected to standard input): creating the output
-/// would empty the input before it is read.
-///
-/// # Errors
-///
-/// When `output` is the same file as an input.
-pub fn refuse_output_among_inputs(output: &Path, sources: &[Source]) -> anyhow::Result<()> {
-    let Ok(output_meta) = fs::metadata(output) else {
-        return Ok(()); // does not exist yet, so it is no input
-    };
-    let same =
-        |meta: &fs::Metadata| (meta.dev(), meta.ino()) == (output_meta.dev(), output_meta.ino());
-    for source in sources {
-        let input = match source {
-            Source::Stdin => io::stdin()
-                .as_fd()
-                .try_clone_to_owned()
-                .and_then(|fd| fs::File::from(fd).metadata()),
-            Source::Path(path) => fs::metadata(path),
-        };
-        if input.is_ok_and(|meta| meta.is_file() && same(&meta)) {
-            bail!(
-                "{}: the output is also an input ({source}); write to another file{}",
-                output.display(),
-                if matches!(source, Source::Stdin) {
-                    ""
-                } else {
-                    ", or use tag --in-place"
-                }
-            );
-        }
-    }
-    Ok(())
 }

@@ -3,6 +3,8 @@
 
 mod archive;
 mod id;
+mod in_place;
+mod output;
 mod pos;
 mod random;
 mod stats;

@@ -2,16 +2,18 @@
 //! Elo expectation, as CSV that merges exactly across shards.
 
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Write};
-use std::path::PathBuf;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
+use pgn960::input::Source;
 use pgn960::pipeline::PipelineConfig;
 use pgn960::stats::{
     GroupBy, StatsOptions, StatsSummary, StatsTable, read_csv, stats_batch, write_csv,
 };
 
-use super::archive::{ArchiveArgs, run_inputs};
+use super::archive::{ArchiveArgs, InputsRead, run_inputs};
+use super::output::{Destination, Outputs};
 use super::{EXIT_ERROR, EXIT_OK};
 
 /// Count results per Chess960 start position and write them as CSV.
@@ -64,35 +66,59 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
-    let (table, grouped, failed) = if args.merge {
+    let sources = args.archive.sources();
+    // Every output exists before any input is read, and none is an input.
+    let outputs = Outputs::guarding(&sources);
+    let mut csv_out = Destination::new(&outputs, args.output.as_deref())?;
+    let plot_out = args
+        .plot
+        .as_deref()
+        .map(|path| outputs.create(path))
+        .transpose()?;
+    let (table, grouped, inputs) = if args.merge {
         merge_inputs(&args)?
     } else {
-        count_inputs(&args)
+        count_inputs(&args, &sources)
     };
-    write_output(&args, &table, grouped)?;
-    if let Some(path) = &args.plot {
-        pgn960::plot::write_svg(&table, path)
-            .with_context(|| format!("writing {}", path.display()))?;
+    if inputs.opened > 0 {
+        let name = |path: Option<&Path>| {
+            path.map_or_else(|| "output".to_string(), |p| p.display().to_string())
+        };
+        write_csv(&table, grouped, args.all_positions, &mut csv_out)
+            .with_context(|| format!("writing {}", name(args.output.as_deref())))?;
+        if let Some(plot) = plot_out {
+            let path = plot.path().to_path_buf();
+            pgn960::plot::write_svg(&table, plot.into_writer()?)
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
     }
-    Ok(if failed { EXIT_ERROR } else { EXIT_OK })
+    csv_out
+        .finish(inputs.opened > 0)
+        .with_context(|| format!("writing {}", output_name(&args)))?;
+    Ok(if inputs.failed { EXIT_ERROR } else { EXIT_OK })
 }
 
-fn count_inputs(args: &Args) -> (StatsTable, bool, bool) {
+fn output_name(args: &Args) -> String {
+    args.output
+        .as_ref()
+        .map_or_else(|| "output".to_string(), |p| p.display().to_string())
+}
+
+fn count_inputs(args: &Args, sources: &[Source]) -> (StatsTable, bool, InputsRead) {
     let options = StatsOptions {
         include_standard: args.include_standard,
         group_by: args.group_by.as_deref().map(GroupBy::from_arg),
         min_elo: args.min_elo,
     };
-    let sources = args.archive.sources();
-    let mut progress = args.archive.progress(&sources);
+    let mut progress = args.archive.progress(sources);
     let mut table = StatsTable::default();
     let mut summary = StatsSummary::default();
     let config = PipelineConfig {
         line_numbers: false, // no line is reported
         ..args.archive.pipeline()
     };
-    let failed = run_inputs(
-        &sources,
+    let inputs = run_inputs(
+        sources,
         config,
         &mut progress,
         |batch| stats_batch(batch, &options),
@@ -104,13 +130,13 @@ fn count_inputs(args: &Args) -> (StatsTable, bool, bool) {
     )
     .unwrap_or_else(|never| match never {});
     progress.finish();
-    if !args.archive.quiet {
+    if !args.archive.quiet && inputs.opened > 0 {
         print_summary(&summary, &table);
     }
-    (table, options.group_by.is_some(), failed)
+    (table, options.group_by.is_some(), inputs)
 }
 
-fn merge_inputs(args: &Args) -> anyhow::Result<(StatsTable, bool, bool)> {
+fn merge_inputs(args: &Args) -> anyhow::Result<(StatsTable, bool, InputsRead)> {
     if args.archive.inputs.is_empty() {
         bail!("--merge needs the CSV files to merge");
     }
@@ -130,23 +156,11 @@ fn merge_inputs(args: &Args) -> anyhow::Result<(StatsTable, bool, bool)> {
         }
         table.merge(&part);
     }
-    Ok((table, grouped_all.unwrap_or(false), false))
-}
-
-fn write_output(args: &Args, table: &StatsTable, grouped: bool) -> anyhow::Result<()> {
-    let result = match &args.output {
-        Some(path) => {
-            let file = File::create(path).with_context(|| format!("{}", path.display()))?;
-            let mut out = BufWriter::new(file);
-            write_csv(table, grouped, args.all_positions, &mut out).and_then(|()| out.flush())
-        }
-        None => write_csv(table, grouped, args.all_positions, io::stdout().lock()),
+    let inputs = InputsRead {
+        opened: args.archive.inputs.len(),
+        failed: false,
     };
-    let name = args
-        .output
-        .as_ref()
-        .map_or_else(|| "output".to_string(), |p| p.display().to_string());
-    result.with_context(|| format!("writing {name}"))
+    Ok((table, grouped_all.unwrap_or(false), inputs))
 }
 
 fn print_summary(summary: &StatsSummary, table: &StatsTable) {

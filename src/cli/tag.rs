@@ -1,16 +1,18 @@
 //! `pgn960 tag`: add or correct `Chess960Id` tags, changing no other byte.
 
-use std::fs::{self, File};
-use std::io::{self, BufWriter, Write};
+use std::fs::File;
+use std::io::{self, Write};
 use std::os::fd::AsFd;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, bail};
-use pgn960::input::{self, Opened, Source};
+use pgn960::input::{Opened, Source};
 use pgn960::pipeline::{PipelineConfig, PipelineError};
 use pgn960::tag::{TagCounts, TagOptions, apply, tag_batch};
 
-use super::archive::{ArchiveArgs, Progress, refuse_output_among_inputs, run_input};
+use super::archive::{ArchiveArgs, InputFailure, Progress, for_each_input, run_input};
+use super::in_place::{self, RewriteError};
+use super::output::{LazyOutput, Outputs};
 use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 
 /// Add or correct the Chess960Id tag of every Chess960 game.
@@ -59,8 +61,10 @@ pub struct Args {
 enum Sink {
     /// `--check`: nowhere.
     Nowhere,
-    /// Standard output or `-o FILE`, all inputs one after another.
-    Stream(Box<dyn Write>),
+    /// Standard output, all inputs one after another.
+    Stdout(File),
+    /// `-o FILE`, all inputs one after another.
+    File(LazyOutput),
     /// `--in-place`: each input to its own temporary file.
     InPlace,
 }
@@ -79,9 +83,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     } else if args.in_place {
         Sink::InPlace
     } else if let Some(path) = &args.output {
-        refuse_output_among_inputs(path, &sources)?;
-        let file = File::create(path).with_context(|| format!("{}", path.display()))?;
-        Sink::Stream(Box::new(file))
+        let file = Outputs::guarding(&sources)
+            .hint(", or use --in-place")
+            .create(path)?;
+        Sink::File(LazyOutput::new(file))
     } else {
         // Batches go out as vectored writes of large spans: the standard
         // output's own line buffering would only add a copy.
@@ -89,63 +94,60 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             .as_fd()
             .try_clone_to_owned()
             .context("standard output")?;
-        Sink::Stream(Box::new(File::from(stdout)))
+        Sink::Stdout(File::from(stdout))
     };
 
+    let config = PipelineConfig {
+        line_numbers: false, // tag shows no line numbers
+        ..args.archive.pipeline()
+    };
     let mut progress = args.archive.progress(&sources);
     let mut total = TagCounts::default();
-    let mut failed = false;
-    for source in &sources {
-        let result =
-            input::open(source)
-                .map_err(TagError::Input)
-                .and_then(|opened| match &mut sink {
-                    Sink::Nowhere => {
-                        tag_stream(opened, &args, options, &mut io::sink(), &mut progress)
-                    }
-                    Sink::Stream(out) => tag_stream(opened, &args, options, out, &mut progress),
-                    Sink::InPlace => tag_in_place(opened, source, &args, options, &mut progress),
-                });
-        match result {
-            Ok(counts) => total.merge(&counts),
-            Err(TagError::Input(err)) => {
-                progress.finish();
-                eprintln!("pgn960: {source}: {err}");
-                failed = true;
+    let inputs = for_each_input(&sources, &mut progress, |source, opened, progress| {
+        let out: &mut dyn Write = match &mut sink {
+            Sink::Nowhere => &mut io::sink(),
+            Sink::Stdout(out) => out,
+            Sink::File(out) => out,
+            Sink::InPlace => {
+                let path = source.path().expect("--in-place refuses standard input");
+                let compression = opened.compression;
+                return in_place::rewrite(path, compression, |out| {
+                    let before = total;
+                    tag_stream(opened, config, options, out, progress, &mut total).map_err(
+                        |err| match err {
+                            PipelineError::Read(err) => RewriteError::Read(err),
+                            PipelineError::Consume(err) => RewriteError::Write(err),
+                        },
+                    )?;
+                    Ok(total.changed_since(&before))
+                })
+                .map_err(InputFailure::Input);
             }
-            Err(TagError::InPlace(err)) => {
-                progress.finish();
-                eprintln!("pgn960: {source}: not rewritten, left as it was: {err}");
-                failed = true;
-            }
-            Err(TagError::Output(err)) => {
-                progress.finish();
-                return Err(err).context(output_name(&args));
-            }
-        }
-    }
-    if let Sink::Stream(mut out) = sink {
-        out.flush().context(output_name(&args))?;
+        };
+        tag_stream(opened, config, options, out, progress, &mut total).map_err(|err| match err {
+            PipelineError::Read(err) => InputFailure::Input(err.to_string()),
+            PipelineError::Consume(err) => InputFailure::Run(err),
+        })
+    })
+    .with_context(|| output_name(&args))?;
+    match sink {
+        Sink::Stdout(mut out) => out.flush().with_context(|| output_name(&args))?,
+        Sink::File(out) => out
+            .finish(inputs.opened > 0)
+            .with_context(|| output_name(&args))?,
+        Sink::Nowhere | Sink::InPlace => {}
     }
     progress.finish();
-    if !args.archive.quiet {
+    if !args.archive.quiet && inputs.opened > 0 {
         print_summary(&total, args.check);
     }
-    Ok(if failed {
+    Ok(if inputs.failed {
         EXIT_ERROR
     } else if args.check && total.changes() {
         EXIT_FINDINGS
     } else {
         EXIT_OK
     })
-}
-
-/// An input problem ends that input; so does a failure to rewrite it in
-/// place (the original stays as it was); an output problem ends the run.
-enum TagError {
-    Input(io::Error),
-    InPlace(io::Error),
-    Output(io::Error),
 }
 
 fn output_name(args: &Args) -> String {
@@ -155,103 +157,26 @@ fn output_name(args: &Args) -> String {
     }
 }
 
+/// Tags one input into `out`, adding its games to `total` as they go out
+/// (so that an input cut short still counts the games read before).
 fn tag_stream(
     opened: Opened,
-    args: &Args,
+    config: PipelineConfig,
     options: TagOptions,
-    out: &mut impl Write,
+    out: &mut dyn Write,
     progress: &mut Progress,
-) -> Result<TagCounts, TagError> {
-    let mut counts = TagCounts::default();
-    let config = PipelineConfig {
-        line_numbers: false, // tag shows no line numbers
-        ..args.archive.pipeline()
-    };
-    let result = run_input(
+    total: &mut TagCounts,
+) -> Result<(), PipelineError<io::Error>> {
+    run_input(
         opened,
         config,
         progress,
         |batch| tag_batch(batch, options),
         |batch, (edits, batch_counts)| {
-            counts.merge(&batch_counts);
+            total.merge(&batch_counts);
             apply(&batch.data, &edits, out)
         },
-    );
-    match result {
-        Ok(()) => Ok(counts),
-        Err(PipelineError::Read(err)) => Err(TagError::Input(err)),
-        Err(PipelineError::Consume(err)) => Err(TagError::Output(err)),
-    }
-}
-
-fn tag_in_place(
-    opened: Opened,
-    source: &Source,
-    args: &Args,
-    options: TagOptions,
-    progress: &mut Progress,
-) -> Result<TagCounts, TagError> {
-    let given = source.path().expect("--in-place refuses standard input");
-    // Through a symbolic link, the file it points to is rewritten (in its
-    // own directory) and the link stays a link.
-    let path = &fs::canonicalize(given).map_err(TagError::InPlace)?;
-    let compression = opened.compression;
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let file_name = path.file_name().map_or_else(
-        || "input".into(),
-        |name| name.to_string_lossy().into_owned(),
-    );
-    let temp = tempfile::Builder::new()
-        .prefix(&format!(".{file_name}."))
-        .suffix(input::IN_PLACE_TEMP_SUFFIX)
-        .tempfile_in(dir)
-        .map_err(|err| {
-            TagError::InPlace(io::Error::new(
-                err.kind(),
-                format!(
-                    "cannot create a temporary file in {}: {}",
-                    dir.display(),
-                    // tempfile's message would repeat the temporary's name.
-                    err.raw_os_error().map_or_else(
-                        || err.to_string(),
-                        |code| { io::Error::from_raw_os_error(code).to_string() }
-                    )
-                ),
-            ))
-        })?;
-    let temp_path = temp.path().to_path_buf();
-    let writing = |err: io::Error| {
-        TagError::InPlace(io::Error::new(
-            err.kind(),
-            format!("writing {}: {err}", temp_path.display()),
-        ))
-    };
-    let mut encoder = compression
-        .encoder(BufWriter::with_capacity(1 << 20, temp.as_file()))
-        .map_err(writing)?;
-    let counts = match tag_stream(opened, args, options, &mut encoder, progress) {
-        Err(TagError::Output(err)) => return Err(writing(err)),
-        other => other?,
-    };
-    if !counts.changes() {
-        return Ok(counts); // the temporary file is removed on drop
-    }
-    let writer = encoder.finish().map_err(writing)?;
-    writer
-        .into_inner()
-        .map_err(|err| writing(err.into_error()))?;
-    let permissions = fs::metadata(path).map_err(writing)?.permissions();
-    temp.as_file()
-        .set_permissions(permissions)
-        .and_then(|()| temp.as_file().sync_all())
-        .map_err(writing)?;
-    // Only now, with the new file complete and on disk, does the original
-    // go: rename is atomic, so a kill leaves one file or the other.
-    temp.persist(path).map_err(|err| writing(err.error))?;
-    Ok(counts)
+    )
 }
 
 fn print_summary(counts: &TagCounts, check: bool) {

@@ -2,19 +2,18 @@
 //! headers and moves, as CSV or JSON lines with stable codes.
 
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::Context;
-use pgn960::input::Source;
-use pgn960::pipeline::PipelineConfig;
+use pgn960::pipeline::{PipelineConfig, PipelineError};
 use pgn960::validate::{
     Code, Finding, LineNumbers, Severity, ValidateOptions, validate_batch_counting_lines,
 };
 use serde::Serialize;
 
-use super::archive::{ArchiveArgs, refuse_output_among_inputs, run_inputs};
+use super::archive::{ArchiveArgs, InputFailure, for_each_input, run_input};
+use super::output::{Destination, Outputs};
 use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 
 /// Check Chess960 headers and moves; report every problem with a stable code.
@@ -68,33 +67,42 @@ struct Row<'a> {
 
 /// Writes findings in the chosen format.
 struct Report {
-    format: Format,
-    csv: Option<csv::Writer<Box<dyn Write>>>,
-    plain: Option<BufWriter<Box<dyn Write>>>,
+    out: ReportWriter,
+    started: bool,
+}
+
+enum ReportWriter {
+    Csv(Box<csv::Writer<Destination>>),
+    Jsonl(BufWriter<Destination>),
 }
 
 impl Report {
-    fn new(format: Format, out: Box<dyn Write>) -> io::Result<Report> {
-        Ok(match format {
-            Format::Csv => {
-                // The header is written by hand so that a report without findings has one.
-                let mut csv = csv::WriterBuilder::new()
+    fn new(format: Format, out: Destination) -> Report {
+        let out = match format {
+            Format::Csv => ReportWriter::Csv(Box::new(
+                csv::WriterBuilder::new()
                     .has_headers(false)
-                    .from_writer(out);
-                csv.write_record(["file", "game", "line", "severity", "code", "message"])
-                    .map_err(pgn960::stats::into_io)?;
-                Report {
-                    format,
-                    csv: Some(csv),
-                    plain: None,
-                }
-            }
-            Format::Jsonl => Report {
-                format,
-                csv: None,
-                plain: Some(BufWriter::with_capacity(1 << 16, out)),
-            },
-        })
+                    .from_writer(out),
+            )),
+            Format::Jsonl => ReportWriter::Jsonl(BufWriter::with_capacity(1 << 16, out)),
+        };
+        Report {
+            out,
+            started: false,
+        }
+    }
+
+    /// Writes the CSV header, once an input has been opened: a report
+    /// without findings has one, a run that read nothing writes nothing.
+    fn start(&mut self) -> io::Result<()> {
+        if !self.started
+            && let ReportWriter::Csv(csv) = &mut self.out
+        {
+            csv.write_record(["file", "game", "line", "severity", "code", "message"])
+                .map_err(pgn960::stats::into_io)?;
+        }
+        self.started = true;
+        Ok(())
     }
 
     fn write(&mut self, file: &str, finding: &Finding) -> io::Result<()> {
@@ -106,15 +114,9 @@ impl Report {
             code: finding.code.name(),
             message: &finding.message,
         };
-        match self.format {
-            Format::Csv => self
-                .csv
-                .as_mut()
-                .expect("a CSV report has a CSV writer")
-                .serialize(row)
-                .map_err(pgn960::stats::into_io),
-            Format::Jsonl => {
-                let out = self.plain.as_mut().expect("a JSONL report has a writer");
+        match &mut self.out {
+            ReportWriter::Csv(csv) => csv.serialize(row).map_err(pgn960::stats::into_io),
+            ReportWriter::Jsonl(out) => {
                 // `From` keeps the kind of an I/O error, so a broken pipe stays quiet.
                 serde_json::to_writer(&mut *out, &row).map_err(io::Error::from)?;
                 out.write_all(b"\n")
@@ -122,14 +124,13 @@ impl Report {
         }
     }
 
-    fn flush(&mut self) -> io::Result<()> {
-        if let Some(csv) = &mut self.csv {
-            csv.flush()?;
-        }
-        if let Some(plain) = &mut self.plain {
-            plain.flush()?;
-        }
-        Ok(())
+    /// Flushes the report and ends its output (see [`Destination::finish`]).
+    fn finish(self) -> io::Result<()> {
+        let out = match self.out {
+            ReportWriter::Csv(csv) => (*csv).into_inner().map_err(|err| err.into_error())?,
+            ReportWriter::Jsonl(out) => out.into_inner().map_err(|err| err.into_error())?,
+        };
+        out.finish(self.started)
     }
 }
 
@@ -137,61 +138,57 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let options = ValidateOptions {
         moves: !args.no_moves,
     };
+    let sources = args.archive.sources();
     let report_name = args
         .report
         .as_ref()
         .map_or_else(|| "report".to_string(), |p| p.display().to_string());
-    let out: Box<dyn Write> = match &args.report {
-        Some(path) => {
-            refuse_output_among_inputs(path, &args.archive.sources())?;
-            Box::new(File::create(path).with_context(|| path.display().to_string())?)
-        }
-        None => Box::new(io::stdout().lock()),
-    };
-    let mut report =
-        Report::new(args.format, out).with_context(|| format!("writing {report_name}"))?;
+    let out = Destination::new(&Outputs::guarding(&sources), args.report.as_deref())?;
+    let mut report = Report::new(args.format, out);
 
-    let sources = args.archive.sources();
     let mut progress = args.archive.progress(&sources);
     let mut per_code: BTreeMap<Code, u64> = BTreeMap::new();
     let mut games = 0u64;
-    // Lines are counted by the workers, batch by batch, and placed here in
-    // input order; each input counts from its own first line.
-    let mut lines = LineNumbers::default();
-    let mut input: *const Source = std::ptr::null();
     let config = PipelineConfig {
         line_numbers: false,
         ..args.archive.pipeline()
     };
-    let failed = run_inputs(
-        &sources,
-        config,
-        &mut progress,
-        |batch| validate_batch_counting_lines(batch, options),
-        |source, batch, findings| {
-            if !std::ptr::eq(source, input) {
-                (input, lines) = (source, LineNumbers::default());
-            }
-            let findings = lines.place(findings);
-            games += batch.games.len() as u64;
-            let name = source.to_string();
-            for finding in &findings {
-                *per_code.entry(finding.code).or_default() += 1;
-                report.write(&name, finding)?;
-            }
-            Ok::<_, io::Error>(())
-        },
-    )
+    let inputs = for_each_input(&sources, &mut progress, |source, opened, progress| {
+        report.start().map_err(InputFailure::Run)?;
+        // Lines are counted by the workers, batch by batch, and placed
+        // here in input order, from the input's first line.
+        let mut lines = LineNumbers::default();
+        let name = source.to_string();
+        run_input(
+            opened,
+            config,
+            progress,
+            |batch| validate_batch_counting_lines(batch, options),
+            |batch, findings| {
+                let findings = lines.place(findings);
+                games += batch.games.len() as u64;
+                for finding in &findings {
+                    *per_code.entry(finding.code).or_default() += 1;
+                    report.write(&name, finding)?;
+                }
+                Ok::<_, io::Error>(())
+            },
+        )
+        .map_err(|err| match err {
+            PipelineError::Read(err) => InputFailure::Input(err.to_string()),
+            PipelineError::Consume(err) => InputFailure::Run(err),
+        })
+    })
     .with_context(|| format!("writing {report_name}"))?;
     report
-        .flush()
+        .finish()
         .with_context(|| format!("writing {report_name}"))?;
     progress.finish();
-    if !args.archive.quiet {
+    if !args.archive.quiet && inputs.opened > 0 {
         print_summary(games, &per_code);
     }
     let count = |severity| count_of(&per_code, severity);
-    Ok(if failed {
+    Ok(if inputs.failed {
         EXIT_ERROR
     } else if count(Severity::Error) > 0 || (args.strict && count(Severity::Warning) > 0) {
         EXIT_FINDINGS
