@@ -22,6 +22,11 @@
 //! assert!(out.windows(17).any(|w| w == b"[Chess960Id \"0\"]\n"));
 //! ```
 
+// Standard input's identity, in-place renames and mapped files are read
+// the Unix way (file descriptors, device and inode numbers).
+#[cfg(not(unix))]
+compile_error!("pgn960 runs on Unix-like systems (Linux, macOS, the BSDs)");
+
 pub mod classify;
 pub mod input;
 pub mod pipeline;

@@ -27,7 +27,24 @@ fn every_validate_code_is_documented_with_its_severity_and_meaning() {
 #[test]
 fn every_command_and_option_is_documented() {
     let readme = readme();
-    for command in ["id", "pos", "table", "random", "tag", "stats", "validate"] {
+    let help = Command::cargo_bin("pgn960")
+        .expect("the binary is built")
+        .arg("--help")
+        .output()
+        .expect("the binary runs");
+    assert!(help.status.success(), "pgn960 --help fails");
+    let help = String::from_utf8_lossy(&help.stdout).into_owned();
+    let commands: Vec<&str> = help
+        .split("Commands:\n")
+        .nth(1)
+        .expect("--help lists the commands")
+        .lines()
+        .take_while(|line| !line.trim().is_empty())
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .collect();
+    assert!(commands.len() >= 9, "{commands:?}");
+    for command in commands {
         assert!(
             readme.contains(&format!("### `pgn960 {command}")),
             "README has no section for `{command}`"
@@ -37,14 +54,21 @@ fn every_command_and_option_is_documented() {
             .args([command, "--help"])
             .output()
             .expect("the binary runs");
+        assert!(help.status.success(), "pgn960 {command} --help fails");
         let help = String::from_utf8_lossy(&help.stdout);
         // Option lines of clap's help start with `-x, --long` or `--long`.
-        let options = help
+        let options: Vec<&str> = help
             .lines()
             .map(str::trim_start)
             .filter(|line| line.starts_with('-'))
             .filter_map(|line| line.split_whitespace().find(|w| w.starts_with("--")))
-            .map(|word| word.trim_end_matches(','));
+            .map(|word| word.trim_end_matches(','))
+            .collect();
+        // Reading the help found its option lines: `--help` is one.
+        assert!(
+            options.contains(&"--help"),
+            "no options read from `{command} --help`"
+        );
         for option in options {
             if !["--help", "--version"].contains(&option) {
                 assert!(

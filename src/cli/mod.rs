@@ -2,8 +2,10 @@
 //! mapping from library results to exit codes and one-line error messages.
 
 mod archive;
+mod completions;
 mod id;
 mod in_place;
+mod man;
 mod output;
 mod pos;
 mod random;
@@ -15,7 +17,7 @@ mod validate;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// Exit code for success.
 pub const EXIT_OK: u8 = 0;
@@ -41,6 +43,8 @@ enum Command {
     Tag(tag::Args),
     Stats(stats::Args),
     Validate(validate::Args),
+    Completions(completions::Args),
+    Man(man::Args),
 }
 
 /// Parses arguments, runs the subcommand and turns its outcome into an exit code.
@@ -61,6 +65,8 @@ pub fn run() -> ExitCode {
         Command::Tag(args) => tag::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Validate(args) => validate::run(args),
+        Command::Completions(args) => completions::run(args),
+        Command::Man(args) => man::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -81,27 +87,40 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 }
 
 /// Help and version go to stdout as clap writes them; an unusable argument
-/// becomes one `pgn960:` line on stderr (clap's own message, without its
-/// usage block) and exit code 2, like every other error.
+/// becomes one `pgn960:` line on stderr (clap's own message up to its first
+/// blank line, its lines joined, without the usage block) and exit code 2,
+/// like every other error. `pgn960` without a command is such an error too.
 fn argument_error(err: &clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
-    if matches!(
-        err.kind(),
-        ErrorKind::DisplayHelp
-            | ErrorKind::DisplayVersion
-            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-    ) {
-        // Only the last (help shown for a missing subcommand) is an error.
-        let _ = err.print();
-        return ExitCode::from(if err.use_stderr() {
-            EXIT_ERROR
-        } else {
-            EXIT_OK
-        });
+    match err.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = err.print();
+            return ExitCode::from(EXIT_OK);
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let command = Cli::command();
+            let names: Vec<&str> = command
+                .get_subcommands()
+                .map(clap::Command::get_name)
+                .filter(|name| *name != "help")
+                .collect();
+            let _ = writeln!(
+                io::stderr(),
+                "pgn960: a command is needed: {} (see --help)",
+                names.join(", ")
+            );
+            return ExitCode::from(EXIT_ERROR);
+        }
+        _ => {}
     }
     let text = err.render().to_string();
-    let first = text.lines().next().unwrap_or_default();
-    let message = first.strip_prefix("error: ").unwrap_or(first);
+    let message: Vec<&str> = text
+        .lines()
+        .take_while(|line| !line.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    let message = message.join(" ");
+    let message = message.strip_prefix("error: ").unwrap_or(&message);
     let _ = writeln!(io::stderr(), "pgn960: {message} (see --help)");
     ExitCode::from(EXIT_ERROR)
 }
