@@ -162,6 +162,7 @@ fn bad_inputs_give_one_line_and_exit_2() {
         (&["pos", "abc"], "\"abc\" is not a number"),
         (&["pos", "--fritz9", "0"], "0 is not a Fritz9 number"),
         (&["pos", "--fritz9", "961"], "961 is not a Fritz9 number"),
+        (&["pos"], "required arguments were not provided: <N>"),
     ];
     for (args, problem) in cases {
         let run = pgn960(args);

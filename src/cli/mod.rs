@@ -98,8 +98,17 @@ fn argument_error(err: &clap::Error) -> ExitCode {
         });
     }
     let text = err.render().to_string();
-    let first = text.lines().next().unwrap_or_default();
-    let message = first.strip_prefix("error: ").unwrap_or(first);
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or_default();
+    let mut message = first.strip_prefix("error: ").unwrap_or(first).to_owned();
+    // "the following required arguments were not provided:" lists them on
+    // the indented lines below; keep them on the one line.
+    if message.ends_with(':') {
+        for item in lines.take_while(|line| line.starts_with(' ')) {
+            message.push(' ');
+            message.push_str(item.trim());
+        }
+    }
     let _ = writeln!(io::stderr(), "pgn960: {message} (see --help)");
     ExitCode::from(EXIT_ERROR)
 }
