@@ -2,6 +2,7 @@
 //! mapping from library results to exit codes and one-line error messages.
 
 mod archive;
+mod draw;
 mod id;
 mod pos;
 mod random;
@@ -36,6 +37,7 @@ enum Command {
     Pos(pos::Args),
     Table(table::Args),
     Random(random::Args),
+    Draw(draw::Args),
     Tag(tag::Args),
     Stats(stats::Args),
     Validate(validate::Args),
@@ -56,6 +58,7 @@ pub fn run() -> ExitCode {
         Command::Pos(args) => pos::run(args),
         Command::Table(args) => table::run(args),
         Command::Random(args) => random::run(args),
+        Command::Draw(args) => draw::run(args),
         Command::Tag(args) => tag::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Validate(args) => validate::run(args),
