@@ -4,7 +4,8 @@
 //!
 //! - [`position`]: the 960 back-rank arrangements, both numberings
 //!   (Scharnagl 0–959 and Fritz9 1–960), and recognising start arrays
-//!   (including Double FRC) in FENs.
+//!   (including Double FRC) in FENs; [`draw`] turns die throws or coin
+//!   flips, made by hand, into one of them.
 //! - The archive engine: [`input`] opens plain or compressed streams,
 //!   [`split`] cuts them byte-exactly into games, [`classify`] reads each
 //!   game's start from its tags, [`pipeline`] runs per-game work in parallel
@@ -28,6 +29,7 @@
 compile_error!("pgn960 runs on Unix-like systems (Linux, macOS, the BSDs)");
 
 pub mod classify;
+pub mod draw;
 pub mod input;
 pub mod pipeline;
 pub mod plot;

@@ -9,13 +9,14 @@ use pgn960::{BackRank, StartArray};
 use crate::numbering::SeedTables;
 
 /// What one run of the binary printed.
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
 }
 
-fn pgn960(args: &[&str]) -> Run {
+/// Runs the binary with `args` (and no standard input).
+pub fn pgn960(args: &[&str]) -> Run {
     let output = Command::cargo_bin("pgn960")
         .expect("the pgn960 binary is built")
         .args(args)
@@ -29,7 +30,7 @@ fn pgn960(args: &[&str]) -> Run {
 }
 
 /// Runs a command that must succeed quietly and returns its stdout.
-fn ok(args: &[&str]) -> String {
+pub fn ok(args: &[&str]) -> String {
     let run = pgn960(args);
     assert_eq!((run.code, run.stderr.as_str()), (0, ""), "pgn960 {args:?}");
     run.stdout
@@ -162,6 +163,7 @@ fn bad_inputs_give_one_line_and_exit_2() {
         (&["pos", "abc"], "\"abc\" is not a number"),
         (&["pos", "--fritz9", "0"], "0 is not a Fritz9 number"),
         (&["pos", "--fritz9", "961"], "961 is not a Fritz9 number"),
+        (&["pos"], "required arguments were not provided: <N>"),
     ];
     for (args, problem) in cases {
         let run = pgn960(args);

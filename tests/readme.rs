@@ -101,3 +101,40 @@ fn quick_start_holds_exactly_two_commands() {
         ]
     );
 }
+
+#[test]
+fn draw_examples_are_what_the_binary_prints() {
+    let readme = readme();
+    let start = readme.find("### `pgn960 draw").expect("a section for draw");
+    let end = readme[start + 4..]
+        .find("\n### ")
+        .map_or(readme.len(), |end| start + 4 + end);
+    let section = &readme[start..end];
+    // Each example: a `$ pgn960 draw ...` line and the lines up to the next
+    // `$` line or the end of its block; the one on a terminal is left out.
+    let mut checked = 0;
+    for block in section.split("```console\n").skip(1) {
+        let block = &block[..block.find("```").expect("the block ends")];
+        for example in block.split("$ ").filter(|example| !example.is_empty()) {
+            let (command, expected) = example.split_once('\n').expect("a command line");
+            if expected.contains("\n...\n") || expected.ends_with("...\n") {
+                continue;
+            }
+            let args: Vec<&str> = command
+                .strip_prefix("pgn960 ")
+                .expect("a pgn960 command")
+                .split_whitespace()
+                .collect();
+            let output = Command::cargo_bin("pgn960")
+                .expect("the binary is built")
+                .args(&args)
+                .output()
+                .expect("the binary runs");
+            let printed = String::from_utf8_lossy(&output.stdout).into_owned()
+                + &String::from_utf8_lossy(&output.stderr);
+            assert_eq!(printed, expected, "README example `{command}`");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 6, "the README's draw examples");
+}

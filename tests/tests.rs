@@ -2,6 +2,7 @@
 
 mod cli_position;
 mod common;
+mod draw;
 mod fuzz_regressions;
 mod hardening;
 mod numbering;

@@ -3,6 +3,7 @@
 
 mod archive;
 mod completions;
+mod draw;
 mod id;
 mod in_place;
 mod man;
@@ -40,6 +41,7 @@ enum Command {
     Pos(pos::Args),
     Table(table::Args),
     Random(random::Args),
+    Draw(draw::Args),
     Tag(tag::Args),
     Stats(stats::Args),
     Validate(validate::Args),
@@ -62,6 +64,7 @@ pub fn run() -> ExitCode {
         Command::Pos(args) => pos::run(args),
         Command::Table(args) => table::run(args),
         Command::Random(args) => random::run(args),
+        Command::Draw(args) => draw::run(args),
         Command::Tag(args) => tag::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Validate(args) => validate::run(args),

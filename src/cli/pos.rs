@@ -47,11 +47,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
 
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    writeln!(out, "position: {rank}")?;
-    writeln!(out, "scharnagl: {}", rank.scharnagl())?;
-    writeln!(out, "fritz9: {}", rank.fritz9())?;
-    writeln!(out, "xfen: {}", rank.to_xfen())?;
-    writeln!(out, "shredder_fen: {}", rank.to_shredder_fen())?;
+    write_fields(&mut out, rank)?;
     if args.explain {
         writeln!(out)?;
         explain_scharnagl(&mut out, rank)?;
@@ -60,6 +56,16 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     }
     out.flush()?;
     Ok(EXIT_OK)
+}
+
+/// The position's fields, one `label: value` line each; `draw` prints
+/// the same ones.
+pub(super) fn write_fields(out: &mut impl Write, rank: BackRank) -> io::Result<()> {
+    writeln!(out, "position: {rank}")?;
+    writeln!(out, "scharnagl: {}", rank.scharnagl())?;
+    writeln!(out, "fritz9: {}", rank.fritz9())?;
+    writeln!(out, "xfen: {}", rank.to_xfen())?;
+    writeln!(out, "shredder_fen: {}", rank.to_shredder_fen())
 }
 
 /// Reads N as a number of the chosen numbering.
@@ -87,11 +93,11 @@ const DARK_FILES: [char; 4] = ['a', 'c', 'e', 'g'];
 const FILES: [char; 8] = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
 
 /// Scharnagl's direct derivation, steps a) to e), each with the back rank
-/// as it stands after it.
+/// as it stands after it (also `draw --coins`, whose number it places).
 ///
 /// The arithmetic is done here, as a person would do it; the squares come
 /// from the finished back rank, so what is shown is what the library built.
-fn explain_scharnagl(out: &mut impl Write, rank: BackRank) -> io::Result<()> {
+pub(super) fn explain_scharnagl(out: &mut impl Write, rank: BackRank) -> io::Result<()> {
     let roles = rank.roles();
     let id = rank.scharnagl();
     let (q1, light) = (id / 4, id % 4);
