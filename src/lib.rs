@@ -31,6 +31,7 @@ compile_error!("pgn960 runs on Unix-like systems (Linux, macOS, the BSDs)");
 pub mod classify;
 pub mod draw;
 pub mod input;
+pub mod movetext;
 pub mod pipeline;
 pub mod plot;
 pub mod position;

@@ -24,7 +24,7 @@ use shakmaty::{
 use crate::BackRank;
 use crate::classify::{Variant, plain_start_array, tag_value};
 use crate::position::{BoardStart, StartArray, check_board_part, classify_board, parse_placement};
-use crate::split::{Batch, Game, TagSpan, count_line_ends, line_start};
+use crate::split::{Batch, Game, LineCounter, TagSpan};
 
 /// How serious a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -160,6 +160,11 @@ impl Default for ValidateOptions {
 /// Checks every game of a batch; findings come in game order, and by line
 /// within a game.
 ///
+/// Lines are counted within the batch (1 for its first line), and only
+/// for the games with findings; once the pipeline has placed the batch
+/// ([`Batch::first_line`]), [`Batch::input_line`] turns them into lines of
+/// the input.
+///
 /// # Example
 ///
 /// ```
@@ -168,167 +173,22 @@ impl Default for ValidateOptions {
 ///
 /// let pgn = b"[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1\"]\n\n1. e4 e5 2. Ke2 *\n";
 /// let batch = GameReader::new(&pgn[..]).next_batch()?.expect("a batch");
-/// let codes: Vec<Code> = validate_batch(&batch, ValidateOptions::default())
-///     .iter()
-///     .map(|f| f.code)
-///     .collect();
+/// let findings = validate_batch(&batch, ValidateOptions::default());
+/// let codes: Vec<Code> = findings.iter().map(|f| f.code).collect();
 /// // Findings on the same line come in the order of `Code::ALL`.
 /// assert_eq!(codes, [Code::VariantMissing, Code::FenWithoutSetup, Code::IllegalMove]);
+/// assert_eq!(batch.input_line(findings[2].line), 3);
 /// # Ok::<_, std::io::Error>(())
 /// ```
 pub fn validate_batch(batch: &Batch, options: ValidateOptions) -> Vec<Finding> {
     let mut findings = Vec::new();
+    let lines = LineCounter::new(&batch.data);
     for game in &batch.games {
-        check_game(
-            batch,
-            game,
-            FirstLine::Known(game.line),
-            options,
-            &mut findings,
-        );
+        let start = findings.len();
+        GameCheck::new(batch, game, &lines, &mut findings).run(options);
+        findings[start..].sort_by_key(|f| (f.line, f.code));
     }
     findings
-}
-
-fn check_game(
-    batch: &Batch,
-    game: &Game,
-    first_line: FirstLine<'_>,
-    options: ValidateOptions,
-    findings: &mut Vec<Finding>,
-) {
-    let start = findings.len();
-    GameCheck::new(batch, game, first_line, findings).run(options);
-    findings[start..].sort_by_key(|f| (f.line, f.code));
-}
-
-/// Where the line number of a game's first line comes from.
-#[derive(Clone, Copy)]
-enum FirstLine<'a> {
-    /// The reader numbered the lines.
-    Known(u64),
-    /// Counted in the batch, when a finding needs it.
-    Counted(&'a BatchLines<'a>),
-}
-
-/// The lines of a batch, counted from its start only as far as asked:
-/// most games have no finding and need no line number. Asked in input
-/// order, every byte is counted once.
-struct BatchLines<'a> {
-    data: &'a [u8],
-    /// Line ends in `data[..counted_to]`.
-    counted_to: Cell<usize>,
-    lines: Cell<u64>,
-}
-
-impl<'a> BatchLines<'a> {
-    fn new(data: &'a [u8]) -> Self {
-        BatchLines {
-            data,
-            counted_to: Cell::new(0),
-            lines: Cell::new(0),
-        }
-    }
-
-    /// The line ends before `offset`.
-    fn ends_before(&self, offset: usize) -> u64 {
-        let (mut from, mut lines) = (self.counted_to.get(), self.lines.get());
-        if offset < from {
-            (from, lines) = (0, 0); // asked out of order: count afresh
-        }
-        let lines = lines + count_line_ends(self.data, from, offset, false);
-        self.counted_to.set(offset);
-        self.lines.set(lines);
-        lines
-    }
-}
-
-/// Where a game's first line starts: that of its first tag, else its
-/// first byte.
-fn first_line_start(batch: &Batch, game: &Game) -> usize {
-    batch
-        .tags_of(game)
-        .first()
-        .map_or(game.range.start, |t| line_start(&batch.data, t.name.start))
-}
-
-/// The findings of one batch, their lines counted from the batch's first
-/// line (see [`validate_batch_counting_lines`]).
-#[derive(Debug)]
-pub struct BatchFindings {
-    findings: Vec<Finding>,
-    /// Line ends in the batch.
-    lines: u64,
-    starts_with_lf: bool,
-    ends_with_cr: bool,
-}
-
-/// As [`validate_batch`], for a batch read without line numbers: the batch
-/// counts its own lines, so that counting them is shared out among the
-/// workers instead of holding up the thread that splits the input.
-/// [`LineNumbers::place`], called on every batch in input order, turns
-/// the lines into the input's.
-///
-/// ```
-/// use pgn960::split::GameReader;
-/// use pgn960::validate::{validate_batch, validate_batch_counting_lines, LineNumbers, ValidateOptions};
-///
-/// let pgn = b"[Event \"a\"]\n\n1. e4 *\n\n[FEN \"bad\"]\n\n*\n";
-/// let options = ValidateOptions::default();
-/// let mut numbered = GameReader::new(&pgn[..]).batch_bytes(1);
-/// let mut unnumbered = GameReader::new(&pgn[..]).batch_bytes(1).line_numbers(false);
-/// let mut lines = LineNumbers::default();
-/// while let Some(batch) = unnumbered.next_batch()? {
-///     let counted = lines.place(validate_batch_counting_lines(&batch, options));
-///     let numbered = numbered.next_batch()?.expect("the same batches");
-///     assert_eq!(counted, validate_batch(&numbered, options));
-/// }
-/// # Ok::<_, std::io::Error>(())
-/// ```
-pub fn validate_batch_counting_lines(batch: &Batch, options: ValidateOptions) -> BatchFindings {
-    let data = &batch.data;
-    let mut findings = Vec::new();
-    let lines = BatchLines::new(data);
-    for game in &batch.games {
-        check_game(
-            batch,
-            game,
-            FirstLine::Counted(&lines),
-            options,
-            &mut findings,
-        );
-    }
-    BatchFindings {
-        findings,
-        lines: lines.ends_before(data.len()),
-        starts_with_lf: data.first() == Some(&b'\n'),
-        ends_with_cr: data.last() == Some(&b'\r'),
-    }
-}
-
-/// Turns the batch-relative lines of [`validate_batch_counting_lines`]
-/// into lines of the input, given the batches in input order.
-#[derive(Debug, Default)]
-pub struct LineNumbers {
-    /// Line ends before the next batch.
-    before: u64,
-    /// The last batch ended with `\r`: a `\n` starting the next ends no line.
-    cr_before: bool,
-}
-
-impl LineNumbers {
-    /// The findings of the next batch, with the input's line numbers.
-    pub fn place(&mut self, batch: BatchFindings) -> Vec<Finding> {
-        let joined = u64::from(self.cr_before && batch.starts_with_lf);
-        let offset = self.before - joined;
-        let mut findings = batch.findings;
-        for finding in &mut findings {
-            finding.line += offset;
-        }
-        self.before += batch.lines - joined;
-        self.cr_before = batch.ends_with_cr;
-        findings
-    }
 }
 
 /// The tags a game's check looks at (names compared ignoring case).
@@ -436,65 +296,43 @@ struct GameCheck<'a> {
     batch: &'a Batch,
     game: &'a Game,
     findings: &'a mut Vec<Finding>,
-    first_line: FirstLine<'a>,
-    /// Where the game's first line starts, and its line, once asked for.
-    first: Cell<Option<(usize, u64)>>,
-    /// The last offset [`GameCheck::line_of`] counted to, and its line.
-    known_line: Cell<Option<(usize, u64)>>,
+    lines: &'a LineCounter<'a>,
+    /// The game's first line, once a finding has asked for a line.
+    first_line: Cell<Option<u64>>,
 }
 
 impl<'a> GameCheck<'a> {
-    /// Checks `game`, whose first line is `first_line`.
+    /// Checks `game`, counting its lines with `lines`.
     fn new(
         batch: &'a Batch,
         game: &'a Game,
-        first_line: FirstLine<'a>,
+        lines: &'a LineCounter<'a>,
         findings: &'a mut Vec<Finding>,
     ) -> Self {
         GameCheck {
             batch,
             game,
             findings,
-            first_line,
-            first: Cell::new(None),
-            known_line: Cell::new(None),
+            lines,
+            first_line: Cell::new(None),
         }
     }
 
-    /// Where the game's first line starts, and its line number: worked
-    /// out the first time a finding needs a line.
-    fn first(&self) -> (usize, u64) {
-        if let Some(first) = self.first.get() {
-            return first;
-        }
-        let start = first_line_start(self.batch, self.game);
-        let line = match self.first_line {
-            FirstLine::Known(line) => line,
-            FirstLine::Counted(lines) => lines.ends_before(start) + 1,
-        };
-        self.first.set(Some((start, line)));
-        (start, line)
-    }
-
-    /// The line of the game's first line.
+    /// The game's first line, counted the first time a finding needs a
+    /// line: no question of this game goes back further.
     fn first_line(&self) -> u64 {
-        self.first().1
+        if let Some(line) = self.first_line.get() {
+            return line;
+        }
+        let line = self.lines.floor(self.batch.first_line_start(self.game));
+        self.first_line.set(Some(line));
+        line
     }
 
-    /// The line of `offset`. Counting resumes from the last offset asked
-    /// about when it lies before this one, so asking in input order (tags,
-    /// then moves) costs one pass over the game, however many tags it has.
+    /// The line of `offset`, counted from the game's first line on.
     fn line_of(&self, offset: usize) -> u64 {
-        let (start, first_line) = self.first();
-        let (mut from, mut line) = (start.min(offset), first_line);
-        if let Some((known_offset, known_line)) = self.known_line.get()
-            && (from..=offset).contains(&known_offset)
-        {
-            (from, line) = (known_offset, known_line);
-        }
-        let line = line + count_line_ends(&self.batch.data, from, offset, false);
-        self.known_line.set(Some((offset, line)));
-        line
+        self.first_line();
+        self.lines.line_of(offset)
     }
 
     /// Reports a finding on the line of `at` (an offset into the batch),
@@ -1366,34 +1204,6 @@ mod tests {
             fen.turn,
             fen.clocks_initial,
         )
-    }
-
-    #[test]
-    fn a_crlf_split_between_batches_ends_one_line() {
-        let finding = |line| Finding {
-            game: 1,
-            line,
-            code: Code::IllegalMove,
-            message: String::new(),
-        };
-        let mut lines = LineNumbers::default();
-        // "a\r\nb\r" then "\nc\n" with a finding on line 3 ("c"), which
-        // the second batch, counting its leading "\n", calls line 2.
-        let first = BatchFindings {
-            findings: vec![finding(2)],
-            lines: 2,
-            starts_with_lf: false,
-            ends_with_cr: true,
-        };
-        assert_eq!(lines.place(first), [finding(2)]);
-        let second = BatchFindings {
-            findings: vec![finding(2)],
-            lines: 2,
-            starts_with_lf: true,
-            ends_with_cr: false,
-        };
-        assert_eq!(lines.place(second), [finding(3)]);
-        assert_eq!(lines.before, 3);
     }
 
     #[test]

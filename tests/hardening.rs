@@ -1115,6 +1115,7 @@ fn check_damaged_compressed(path: &Path) -> Result<(), String> {
             ));
         }
         Err(PipelineError::Consume(err)) => return Err(format!("writing to memory failed: {err}")),
+        Err(PipelineError::Panic(message)) => return Err(format!("tag panicked: {message}")),
     }
     // A read error is fine here; a panic or a hang is not.
     let opened = input::open(&source, MmapChoice::never()).map_err(|err| err.to_string())?;
@@ -1143,6 +1144,7 @@ fn pipelined<T: Send>(
     .map_err(|err| match err {
         PipelineError::Read(err) => err,
         PipelineError::Consume(never) => match never {},
+        PipelineError::Panic(message) => panic!("the work panicked: {message}"),
     })?;
     Ok(results)
 }

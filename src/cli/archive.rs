@@ -90,17 +90,37 @@ impl ArchiveArgs {
 }
 
 /// How one input ended, when it did not end well.
-pub enum InputFailure<E> {
+pub enum InputFailure {
     /// This input could not be (wholly) read, or its result not kept; the
     /// message follows `pgn960: INPUT: `. The other inputs go on.
     Input(String),
-    /// The run ends here (the output cannot be written).
-    Run(E),
+    /// The run ends here (the output cannot be written, or a bug).
+    Run(anyhow::Error),
 }
 
-impl<E> From<io::Error> for InputFailure<E> {
+impl From<io::Error> for InputFailure {
     fn from(err: io::Error) -> Self {
         InputFailure::Input(err.to_string())
+    }
+}
+
+impl InputFailure {
+    /// How a pipeline's failure ends an input: a read error ends this
+    /// input, an error of the output (named by `output`) or a panic ends
+    /// the run.
+    pub fn of<E>(err: PipelineError<E>, output: impl FnOnce() -> String) -> InputFailure
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        match err {
+            PipelineError::Read(err) => InputFailure::Input(err.to_string()),
+            PipelineError::Consume(err) => {
+                InputFailure::Run(anyhow::Error::new(err).context(output()))
+            }
+            PipelineError::Panic(message) => InputFailure::Run(anyhow::anyhow!(
+                "internal error, please report it: {message}"
+            )),
+        }
     }
 }
 
@@ -121,11 +141,11 @@ pub struct InputsRead {
 /// # Errors
 ///
 /// The error of an [`InputFailure::Run`].
-pub fn for_each_input<E>(
+pub fn for_each_input(
     sources: &[Source],
     progress: &mut Progress,
-    mut each: impl FnMut(&Source, Opened, &mut Progress) -> Result<(), InputFailure<E>>,
-) -> Result<InputsRead, E> {
+    mut each: impl FnMut(&Source, Opened, &mut Progress) -> Result<(), InputFailure>,
+) -> anyhow::Result<InputsRead> {
     let mut outcome = InputsRead::default();
     for source in sources {
         let result = open(source).map_err(InputFailure::from).and_then(|opened| {
@@ -191,26 +211,27 @@ pub fn run_input<T: Send, E>(
 
 /// Runs the pipeline over every input in turn (see [`for_each_input`]): an
 /// input that cannot be read is reported and the run goes on with the next;
-/// an error of `consume` (writing the output) ends the run.
+/// an error of `consume` (writing `output`) ends the run.
 ///
 /// # Errors
 ///
-/// The first error of `consume`.
+/// The first error of `consume`, or a panic of `work`.
 pub fn run_inputs<T: Send, E>(
     sources: &[Source],
     config: PipelineConfig,
     progress: &mut Progress,
+    output: &str,
     work: impl Fn(&Batch) -> T + Sync,
     mut consume: impl FnMut(&Source, &Batch, T) -> Result<(), E>,
-) -> Result<InputsRead, E> {
+) -> anyhow::Result<InputsRead>
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
     for_each_input(sources, progress, |source, opened, progress| {
         run_input(opened, config, progress, &work, |batch, result| {
             consume(source, batch, result)
         })
-        .map_err(|err| match err {
-            PipelineError::Read(err) => InputFailure::Input(err.to_string()),
-            PipelineError::Consume(err) => InputFailure::Run(err),
-        })
+        .map_err(|err| InputFailure::of(err, || format!("writing {output}")))
     })
 }
 

@@ -7,6 +7,9 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 use pgn960::input::Compression;
+use pgn960::pipeline::PipelineError;
+
+use super::archive::InputFailure;
 
 /// Temporary files end in this, after the original's name and a random
 /// part (`.games.pgn.Ab12Cd.pgn960-tmp`), so that one left behind by a
@@ -24,6 +27,18 @@ pub enum RewriteError {
     Read(io::Error),
     /// The temporary file could not be written.
     Write(io::Error),
+    /// A bug: the run ends.
+    Panic(String),
+}
+
+impl<E: Into<io::Error>> From<PipelineError<E>> for RewriteError {
+    fn from(err: PipelineError<E>) -> Self {
+        match err {
+            PipelineError::Read(err) => RewriteError::Read(err),
+            PipelineError::Consume(err) => RewriteError::Write(err.into()),
+            PipelineError::Panic(message) => RewriteError::Panic(message),
+        }
+    }
 }
 
 /// Rewrites the file at `given` (the file a symbolic link points to, whose
@@ -33,13 +48,14 @@ pub enum RewriteError {
 ///
 /// # Errors
 ///
-/// One line saying why the file was left as it was (it always is, then).
+/// One line saying why the file was left as it was (it always is, then),
+/// or, after a panic, the end of the run.
 pub fn rewrite(
     given: &Path,
     compression: Compression,
     write: impl FnOnce(&mut dyn Write) -> Result<bool, RewriteError>,
-) -> Result<(), String> {
-    let left = |why: String| format!("not rewritten, left as it was: {why}");
+) -> Result<(), InputFailure> {
+    let left = |why: String| InputFailure::Input(format!("not rewritten, left as it was: {why}"));
     let path = &fs::canonicalize(given).map_err(|err| left(err.to_string()))?;
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
@@ -72,6 +88,11 @@ pub fn rewrite(
         Ok(changed) => changed,
         Err(RewriteError::Read(err)) => return Err(left(err.to_string())),
         Err(RewriteError::Write(err)) => return Err(writing(err)),
+        Err(RewriteError::Panic(message)) => {
+            return Err(InputFailure::Run(anyhow::anyhow!(
+                "internal error, please report it: {message}"
+            )));
+        }
     };
     if !changed {
         return Ok(()); // the temporary file is removed on drop

@@ -78,7 +78,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let (table, grouped, inputs) = if args.merge {
         merge_inputs(&args)?
     } else {
-        count_inputs(&args, &sources)
+        count_inputs(&args, &sources)?
     };
     if inputs.opened > 0 {
         let name = |path: Option<&Path>| {
@@ -104,7 +104,7 @@ fn output_name(args: &Args) -> String {
         .map_or_else(|| "output".to_string(), |p| p.display().to_string())
 }
 
-fn count_inputs(args: &Args, sources: &[Source]) -> (StatsTable, bool, InputsRead) {
+fn count_inputs(args: &Args, sources: &[Source]) -> anyhow::Result<(StatsTable, bool, InputsRead)> {
     let options = StatsOptions {
         include_standard: args.include_standard,
         group_by: args.group_by.as_deref().map(GroupBy::from_arg),
@@ -114,26 +114,25 @@ fn count_inputs(args: &Args, sources: &[Source]) -> (StatsTable, bool, InputsRea
     let mut table = StatsTable::default();
     let mut summary = StatsSummary::default();
     let config = PipelineConfig {
-        line_numbers: false, // no line is reported
         ..args.archive.pipeline()
     };
     let inputs = run_inputs(
         sources,
         config,
         &mut progress,
+        &output_name(args),
         |batch| stats_batch(batch, &options),
         |_, _, (batch_table, batch_summary)| {
             table.merge(&batch_table);
             summary.merge(&batch_summary);
             Ok::<_, std::convert::Infallible>(())
         },
-    )
-    .unwrap_or_else(|never| match never {});
+    )?;
     progress.finish();
     if !args.archive.quiet && inputs.opened > 0 {
         print_summary(&summary, &table);
     }
-    (table, options.group_by.is_some(), inputs)
+    Ok((table, options.group_by.is_some(), inputs))
 }
 
 fn merge_inputs(args: &Args) -> anyhow::Result<(StatsTable, bool, InputsRead)> {

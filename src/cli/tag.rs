@@ -97,10 +97,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         Sink::Stdout(File::from(stdout))
     };
 
-    let config = PipelineConfig {
-        line_numbers: false, // tag shows no line numbers
-        ..args.archive.pipeline()
-    };
+    let config = args.archive.pipeline();
     let mut progress = args.archive.progress(&sources);
     let mut total = TagCounts::default();
     let inputs = for_each_input(&sources, &mut progress, |source, opened, progress| {
@@ -113,23 +110,15 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                 let compression = opened.compression;
                 return in_place::rewrite(path, compression, |out| {
                     let before = total;
-                    tag_stream(opened, config, options, out, progress, &mut total).map_err(
-                        |err| match err {
-                            PipelineError::Read(err) => RewriteError::Read(err),
-                            PipelineError::Consume(err) => RewriteError::Write(err),
-                        },
-                    )?;
+                    tag_stream(opened, config, options, out, progress, &mut total)
+                        .map_err(RewriteError::from)?;
                     Ok(total.changed_since(&before))
-                })
-                .map_err(InputFailure::Input);
+                });
             }
         };
-        tag_stream(opened, config, options, out, progress, &mut total).map_err(|err| match err {
-            PipelineError::Read(err) => InputFailure::Input(err.to_string()),
-            PipelineError::Consume(err) => InputFailure::Run(err),
-        })
-    })
-    .with_context(|| output_name(&args))?;
+        tag_stream(opened, config, options, out, progress, &mut total)
+            .map_err(|err| InputFailure::of(err, || output_name(&args)))
+    })?;
     match sink {
         Sink::Stdout(mut out) => out.flush().with_context(|| output_name(&args))?,
         Sink::File(out) => out

@@ -6,10 +6,8 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::Context;
-use pgn960::pipeline::{PipelineConfig, PipelineError};
-use pgn960::validate::{
-    Code, Finding, LineNumbers, Severity, ValidateOptions, validate_batch_counting_lines,
-};
+use pgn960::pipeline::PipelineConfig;
+use pgn960::validate::{Code, Finding, Severity, ValidateOptions, validate_batch};
 use serde::Serialize;
 
 use super::archive::{ArchiveArgs, InputFailure, for_each_input, run_input};
@@ -150,36 +148,32 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let mut per_code: BTreeMap<Code, u64> = BTreeMap::new();
     let mut games = 0u64;
     let config = PipelineConfig {
-        line_numbers: false,
+        line_numbers: true,
         ..args.archive.pipeline()
     };
+    let writing = || format!("writing {report_name}");
     let inputs = for_each_input(&sources, &mut progress, |source, opened, progress| {
-        report.start().map_err(InputFailure::Run)?;
-        // Lines are counted by the workers, batch by batch, and placed
-        // here in input order, from the input's first line.
-        let mut lines = LineNumbers::default();
+        report
+            .start()
+            .map_err(|err| InputFailure::Run(anyhow::Error::new(err).context(writing())))?;
         let name = source.to_string();
         run_input(
             opened,
             config,
             progress,
-            |batch| validate_batch_counting_lines(batch, options),
-            |batch, findings| {
-                let findings = lines.place(findings);
+            |batch| validate_batch(batch, options),
+            |batch, mut findings| {
                 games += batch.games.len() as u64;
-                for finding in &findings {
+                for finding in &mut findings {
+                    finding.line = batch.input_line(finding.line);
                     *per_code.entry(finding.code).or_default() += 1;
                     report.write(&name, finding)?;
                 }
                 Ok::<_, io::Error>(())
             },
         )
-        .map_err(|err| match err {
-            PipelineError::Read(err) => InputFailure::Input(err.to_string()),
-            PipelineError::Consume(err) => InputFailure::Run(err),
-        })
-    })
-    .with_context(|| format!("writing {report_name}"))?;
+        .map_err(|err| InputFailure::of(err, writing))
+    })?;
     report
         .finish()
         .with_context(|| format!("writing {report_name}"))?;

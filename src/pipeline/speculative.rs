@@ -29,8 +29,9 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use memmap2::Mmap;
 
-use super::{PipelineConfig, batch_cost};
-use crate::split::{Batch, BatchData, Candidates, GameReader};
+use super::PipelineConfig;
+use super::budget::batch_cost;
+use crate::split::{Batch, BatchData, Candidates, GameReader, MappedWindow};
 
 /// Bytes between candidates, at least: enough to make a speculation's
 /// start and end cheap next to its work, few enough to keep every thread
@@ -47,7 +48,7 @@ const SPECULATION_STRETCHES: usize = 3;
 const MAX_SPECULATION_BYTES: usize = 16 << 20;
 
 /// A reader over the mapped file.
-type MappedReader = GameReader<io::Empty>;
+type MappedReader = GameReader<MappedWindow>;
 
 /// What a speculation read: its batches, then the reader to go on with
 /// (at an end when the speculation reached one).
@@ -147,10 +148,8 @@ pub(super) struct Chain {
     error: Option<io::Error>,
     /// Where the current reader started.
     position: usize,
-    /// Games and line ends before `position`: the current reader counts
-    /// from there.
+    /// Games before `position`: the current reader counts from there.
     games_before: u64,
-    lines_before: u64,
     ahead: VecDeque<Speculation>,
     /// The candidate to speculate from next.
     next_candidate: Option<usize>,
@@ -188,7 +187,6 @@ impl Chain {
             error: None,
             position: from,
             games_before: 0,
-            lines_before: 0,
             ahead: VecDeque::new(),
             released: from,
             read,
@@ -215,7 +213,6 @@ impl Chain {
                     return Ok(Some(self.hand_out(batch)));
                 }
                 self.games_before += reader.games_read();
-                self.lines_before += reader.lines_read();
                 self.position = reader.position();
                 self.reader = None;
             }
@@ -235,9 +232,6 @@ impl Chain {
     fn hand_out(&mut self, mut batch: Batch) -> Batch {
         for game in &mut batch.games {
             game.index += self.games_before;
-            if self.readers.config.line_numbers {
-                game.line += self.lines_before;
-            }
         }
         self.read
             .fetch_add(batch.data.len() as u64, Ordering::Relaxed);

@@ -4,28 +4,39 @@
 //! A plain file is mapped into memory and its batches are stretches of the
 //! map, never copied; any other input (standard input, a pipe, a
 //! compressed file) is read, and decompressed, a few chunks ahead on a
-//! thread of its own. One thread splits the bytes into [`Batch`]es of
-//! whole games; a rayon pool does the per-game work on whole batches. The
-//! splitting thread is a worker of that pool: when the work falls behind,
-//! it helps rather than waits, so `--threads N` puts N cores to use
-//! whichever side is the slower. A mapped file is also split by jobs of
-//! the pool, from places where a game certainly begins, ahead of the
-//! splitting thread, which then only hands their batches on in order
-//! (module `speculative`); a stream can only be split front to back. The
-//! calling thread receives the results and re-sequences them, so output
-//! never depends on the thread count or on timing. The bytes of batches in
-//! flight are bounded (at most 32 MiB, whatever the thread count, and
-//! 16 MiB more for batches split ahead of need), which bounds memory
-//! whatever the input.
+//! thread of its own (`read_ahead`). One thread splits the bytes into
+//! [`Batch`]es of whole games; a rayon pool does the per-game work on
+//! whole batches. The splitting thread is a worker of that pool: when the
+//! work falls behind, it helps rather than waits, so `--threads N` puts N
+//! cores to use whichever side is the slower. A mapped file is also split
+//! by jobs of the pool, from places where a game certainly begins, ahead
+//! of the splitting thread, which then only hands their batches on in
+//! order (`speculative`); a stream can only be split front to back. The
+//! calling thread receives the results, re-sequences them, and (when asked)
+//! tells each batch on which line it begins (`lines`), so output never
+//! depends on the thread count or on timing. The bytes of batches in
+//! flight are bounded (`budget`: at most 32 MiB, whatever the thread
+//! count, and 16 MiB more for batches split ahead of need), which bounds
+//! memory whatever the input. A panic in the work on a batch ends the run
+//! with [`PipelineError::Panic`] rather than leaving it waiting for that
+//! batch forever.
 
 use std::collections::BTreeMap;
-use std::io::{self, BufRead, Read};
-use std::sync::{Condvar, Mutex, mpsc};
+use std::io::{self, Read};
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::mpsc;
 
 use crate::input::Reader;
-use crate::split::{Batch, BatchData, GameReader};
+use crate::split::{Batch, BatchData, GameReader, Window};
 
+mod budget;
+mod lines;
+mod read_ahead;
 mod speculative;
+
+use budget::{Budget, MAX_BYTES_IN_FLIGHT, batch_cost};
+use lines::{BatchLines, LinePlacer};
+use read_ahead::read_ahead;
 use speculative::Chain;
 
 /// How a pipeline runs.
@@ -37,8 +48,9 @@ pub struct PipelineConfig {
     pub threads: usize,
     /// Bytes of whole games per batch. Defaults to 1 MiB.
     pub batch_bytes: usize,
-    /// Whether games get line numbers (see [`GameReader::line_numbers`]).
-    /// Defaults to on.
+    /// Whether the consumer is told each batch's first line
+    /// ([`Batch::first_line`]): each worker then counts its batch's lines.
+    /// Defaults to off: `tag` and `stats` never ask.
     pub line_numbers: bool,
 }
 
@@ -47,17 +59,15 @@ impl Default for PipelineConfig {
         PipelineConfig {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             batch_bytes: 1 << 20,
-            line_numbers: true,
+            line_numbers: false,
         }
     }
 }
 
 impl PipelineConfig {
-    /// `games` with this batch size and line numbering.
-    fn set_up<B: BufRead>(self, games: GameReader<B>) -> GameReader<B> {
-        games
-            .batch_bytes(self.batch_bytes)
-            .line_numbers(self.line_numbers)
+    /// `games` with this batch size.
+    fn set_up<W: Window>(self, games: GameReader<W>) -> GameReader<W> {
+        games.batch_bytes(self.batch_bytes)
     }
 }
 
@@ -69,7 +79,8 @@ impl PipelineConfig {
 ///
 /// # Errors
 ///
-/// [`PipelineError::Consume`] with the first error of `consume`, else
+/// [`PipelineError::Consume`] with the first error of `consume`,
+/// [`PipelineError::Panic`] when `work` panicked, else
 /// [`PipelineError::Read`] with a read error of `source` (the batches
 /// before it have been consumed).
 ///
@@ -79,13 +90,14 @@ impl PipelineConfig {
 /// use pgn960::pipeline::{run, PipelineConfig};
 ///
 /// let pgn = b"[Event \"a\"]\n*\n\n[Event \"b\"]\n*\n";
-/// let mut games = 0;
-/// run(&pgn[..], PipelineConfig::default(), |batch| batch.games.len(), |_batch, n| {
-///     games += n;
+/// let config = PipelineConfig { line_numbers: true, ..PipelineConfig::default() };
+/// let mut games = Vec::new();
+/// run(&pgn[..], config, |batch| batch.games.len(), |batch, n| {
+///     games.push((n, batch.first_line));
 ///     Ok::<_, std::convert::Infallible>(())
 /// })
 /// .expect("reading from memory cannot fail");
-/// assert_eq!(games, 2);
+/// assert_eq!(games, [(2, Some(1))]);
 /// ```
 pub fn run<R, T, E, W, C>(
     source: R,
@@ -173,7 +185,7 @@ trait BatchSource: Send {
     fn recycle(&mut self, data: BatchData);
 }
 
-impl<B: BufRead + Send> BatchSource for GameReader<B> {
+impl<W: Window + Send> BatchSource for GameReader<W> {
     fn next_batch(&mut self, _: &rayon::ScopeFifo<'_>) -> io::Result<Option<Batch>> {
         GameReader::next_batch(self)
     }
@@ -191,6 +203,15 @@ impl BatchSource for Chain {
     fn recycle(&mut self, data: BatchData) {
         Chain::recycle(self, data);
     }
+}
+
+/// What a worker sends back: the batch, its result (or the message of the
+/// panic that took its place) and, when asked, its lines.
+struct Done<T> {
+    seq: u64,
+    batch: Batch,
+    result: Result<T, String>,
+    lines: Option<BatchLines>,
 }
 
 /// As [`run`], with the batches of `games`: a [`GameReader`] set up by
@@ -222,7 +243,7 @@ where
     let work = &work;
 
     std::thread::scope(|scope| {
-        let (result_tx, result_rx) = mpsc::channel::<(u64, Batch, T)>();
+        let (result_tx, result_rx) = mpsc::channel::<Done<T>>();
         // Consumed batches' bytes go back to the splitter: reusing buffers
         // spares the kernel zeroing fresh pages for every batch, and the
         // pages of a mapped file go back to the kernel.
@@ -248,8 +269,17 @@ where
                         }
                         let tx = result_tx.clone();
                         jobs.spawn_fifo(move |_| {
-                            let result = work(&batch);
-                            let _ = tx.send((seq, batch, result));
+                            // A bug in the work must end the run, not
+                            // leave the consumer waiting for this batch.
+                            let result = panic::catch_unwind(AssertUnwindSafe(|| work(&batch)))
+                                .map_err(|payload| panic_message(payload.as_ref()));
+                            let lines = config.line_numbers.then(|| BatchLines::count(&batch));
+                            let _ = tx.send(Done {
+                                seq,
+                                batch,
+                                result,
+                                lines,
+                            });
                         });
                         seq += 1;
                     }
@@ -259,228 +289,44 @@ where
 
         let consumed = consume_in_order(result_rx, budget, &spare_tx, &mut consume);
         budget.close();
-        let read = splitter.join().expect("the splitter thread does not panic");
-        consumed
-            .map_err(PipelineError::Consume)
-            .and(read.map_err(PipelineError::Read))
+        let read = splitter
+            .join()
+            .map_err(|payload| PipelineError::Panic(panic_message(payload.as_ref())))?;
+        consumed.and(read.map_err(PipelineError::Read))
     })
 }
 
-/// Bytes per read-ahead chunk.
-const CHUNK_BYTES: usize = 64 << 10;
-
-/// Chunks read ahead of the splitter.
-const CHUNKS_AHEAD: usize = 4;
-
-/// Reads `source` on its own thread, a few chunks ahead: decompression (or
-/// the kernel's copy) then overlaps with splitting instead of adding to it.
-fn read_ahead<'scope, R: Read + Send + 'scope>(
-    scope: &'scope std::thread::Scope<'scope, '_>,
-    mut source: R,
-) -> ChunkReader {
-    let (chunk_tx, chunk_rx) = mpsc::sync_channel::<io::Result<(Vec<u8>, usize)>>(CHUNKS_AHEAD);
-    let (spare_tx, spare_rx) = mpsc::sync_channel::<Vec<u8>>(CHUNKS_AHEAD + 2);
-    let spawned = std::thread::Builder::new()
-        .name("pgn960-read".into())
-        .spawn_scoped(scope, move || {
-            loop {
-                // Chunks come back to be refilled, so none is zeroed twice.
-                let mut chunk = spare_rx.try_recv().unwrap_or_else(|_| vec![0; CHUNK_BYTES]);
-                let mut filled = 0;
-                let result = loop {
-                    match source.read(&mut chunk[filled..]) {
-                        Ok(0) => break Ok(()),
-                        Ok(n) => {
-                            filled += n;
-                            if filled == chunk.len() {
-                                break Ok(());
-                            }
-                        }
-                        Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-                        Err(err) => break Err(err),
-                    }
-                };
-                let end = filled < chunk.len();
-                if filled > 0 && chunk_tx.send(Ok((chunk, filled))).is_err() {
-                    return; // the splitter has stopped
-                }
-                if let Err(err) = result {
-                    let _ = chunk_tx.send(Err(err));
-                    return;
-                }
-                if end {
-                    return;
-                }
-            }
-        });
-    // As `Scope::spawn` does: without a thread, nothing can go on.
-    spawned.expect("the system starts a thread");
-    ChunkReader {
-        chunks: chunk_rx,
-        spare: spare_tx,
-        current: Vec::new(),
-        at: 0,
-        len: 0,
-    }
-}
-
-/// The splitter's side of [`read_ahead`].
-struct ChunkReader {
-    chunks: mpsc::Receiver<io::Result<(Vec<u8>, usize)>>,
-    spare: mpsc::SyncSender<Vec<u8>>,
-    current: Vec<u8>,
-    at: usize,
-    len: usize,
-}
-
-impl Read for ChunkReader {
-    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        let n = self.fill_buf()?.read(out)?;
-        self.consume(n);
-        Ok(n)
-    }
-}
-
-impl BufRead for ChunkReader {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        while self.at == self.len {
-            let used = std::mem::take(&mut self.current);
-            if !used.is_empty() {
-                let _ = self.spare.try_send(used);
-            }
-            match self.chunks.recv() {
-                Ok(Ok((chunk, len))) => {
-                    self.current = chunk;
-                    self.at = 0;
-                    self.len = len;
-                }
-                Ok(Err(err)) => return Err(err),
-                Err(_) => return Ok(&[]), // the reader is done
-            }
-        }
-        Ok(&self.current[self.at..self.len])
-    }
-
-    fn consume(&mut self, amount: usize) {
-        self.at = (self.at + amount).min(self.len);
-    }
+/// The message a panic carries, as far as it says one.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|text| (*text).to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_string())
 }
 
 fn consume_in_order<T, E>(
-    results: mpsc::Receiver<(u64, Batch, T)>,
+    results: mpsc::Receiver<Done<T>>,
     budget: &Budget,
     spare: &mpsc::Sender<BatchData>,
     consume: &mut impl FnMut(&Batch, T) -> Result<(), E>,
-) -> Result<(), E> {
+) -> Result<(), PipelineError<E>> {
     let mut pending = BTreeMap::new();
     let mut next = 0u64;
-    for (seq, batch, result) in results {
-        pending.insert(seq, (batch, result));
-        while let Some((batch, result)) = pending.remove(&next) {
+    let mut lines = LinePlacer::default();
+    for done in results {
+        let result = done.result.map_err(PipelineError::Panic)?;
+        pending.insert(done.seq, (done.batch, result, done.lines));
+        while let Some((mut batch, result, counted)) = pending.remove(&next) {
             let cost = batch_cost(&batch);
-            consume(&batch, result)?;
+            batch.first_line = counted.map(|counted| lines.place(counted));
+            consume(&batch, result).map_err(PipelineError::Consume)?;
             let _ = spare.send(batch.data);
             budget.give_back(cost);
             next += 1;
         }
     }
     Ok(())
-}
-
-/// The most memory that batches in flight may hold, whatever the thread
-/// count: the bound on memory must not grow with the machine.
-const MAX_BYTES_IN_FLIGHT: usize = 32 << 20;
-
-/// What a batch holds in memory: its bytes and its tag and game records.
-fn batch_cost(batch: &Batch) -> usize {
-    batch.data.cost()
-        + batch.tags.capacity() * std::mem::size_of::<crate::split::TagSpan>()
-        + batch.games.capacity() * std::mem::size_of::<crate::split::Game>()
-}
-
-/// Bytes of batches in flight, between the splitter and the consumer.
-///
-/// Counting bytes rather than batches keeps memory bounded when the
-/// batches are 16 MiB pieces of an endless game rather than 1 MiB of
-/// ordinary games. One batch larger than the whole budget still passes,
-/// alone, so nothing can wait forever.
-struct Budget {
-    limit: usize,
-    state: Mutex<BudgetState>,
-    changed: Condvar,
-}
-
-struct BudgetState {
-    used: usize,
-    closed: bool,
-}
-
-impl Budget {
-    fn new(limit: usize) -> Self {
-        Budget {
-            limit,
-            state: Mutex::new(BudgetState {
-                used: 0,
-                closed: false,
-            }),
-            changed: Condvar::new(),
-        }
-    }
-
-    /// Waits until `cost` fits and takes it; `false` once closed. While
-    /// it waits, the calling thread (a worker of the pool) does pending
-    /// work of the pool: when the workers are behind, the splitting
-    /// thread helps them instead of idling.
-    fn take(&self, cost: usize) -> bool {
-        let lock = || {
-            self.state
-                .lock()
-                .expect("no thread panics holding the budget")
-        };
-        let fits = |state: &BudgetState| {
-            state.closed || state.used == 0 || state.used + cost <= self.limit
-        };
-        loop {
-            let mut state = lock();
-            if fits(&state) {
-                state.used += cost;
-                return !state.closed;
-            }
-            drop(state);
-            if rayon::yield_now() == Some(rayon::Yield::Executed) {
-                continue;
-            }
-            // Nothing to help with: every job in flight is being worked on,
-            // and the consumer gives bytes back as they finish.
-            let state = lock();
-            if !fits(&state) {
-                drop(
-                    self.changed
-                        .wait(state)
-                        .expect("no thread panics holding the budget"),
-                );
-            }
-        }
-    }
-
-    fn give_back(&self, cost: usize) {
-        let mut state = self
-            .state
-            .lock()
-            .expect("no thread panics holding the budget");
-        state.used -= cost;
-        self.changed.notify_all();
-    }
-
-    /// The consumer has stopped: nothing more is taken.
-    fn close(&self) {
-        let mut state = self
-            .state
-            .lock()
-            .expect("no thread panics holding the budget");
-        state.closed = true;
-        self.changed.notify_all();
-    }
 }
 
 /// Why a pipeline stopped.
@@ -490,6 +336,9 @@ pub enum PipelineError<E> {
     Read(io::Error),
     /// The consumer failed (for example, writing the output).
     Consume(E),
+    /// The work on a batch, or the splitting, panicked: a bug. Carries the
+    /// panic's message.
+    Panic(String),
 }
 
 #[cfg(test)]
@@ -574,7 +423,9 @@ mod tests {
         String,
     );
 
+    /// The games of a batch, each with its line counted within the batch.
     fn view(batch: &Batch) -> Vec<GameView> {
+        let lines = crate::split::LineCounter::new(&batch.data);
         let games = batch.games.iter();
         games
             .map(|g| {
@@ -599,7 +450,7 @@ mod tests {
                 );
                 (
                     g.index,
-                    g.line,
+                    lines.line_of(batch.first_line_start(g)),
                     batch.bytes(g).to_vec(),
                     tags.collect(),
                     facts,
@@ -610,7 +461,8 @@ mod tests {
 
     /// Every game of `reader` as [`view`] sees it (a mapped file split
     /// from `[Event` lines `stretch` apart), checking that the batches'
-    /// bytes are `input`.
+    /// bytes are `input` and, with line numbers, that each game's line is
+    /// its line in `input` (else 0).
     fn views_of(
         reader: Reader,
         config: PipelineConfig,
@@ -620,8 +472,20 @@ mod tests {
         let mut games = Vec::new();
         let mut bytes = Vec::new();
         run_reader_split_every(reader, config, stretch, view, |batch, views| {
+            assert_eq!(batch.first_line.is_some(), config.line_numbers);
+            for (mut game, g) in views.into_iter().zip(&batch.games) {
+                game.1 = match batch.first_line {
+                    Some(_) => {
+                        let first = bytes.len() + batch.first_line_start(g);
+                        let line = crate::split::count_line_ends(input, 0, first, false) + 1;
+                        assert_eq!(batch.input_line(game.1), line, "game {}", game.0);
+                        line
+                    }
+                    None => 0,
+                };
+                games.push(game);
+            }
             bytes.extend_from_slice(&batch.data);
-            games.extend(views);
             Ok::<_, ()>(())
         })
         .unwrap();
@@ -692,6 +556,63 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_panic_in_the_work_ends_the_run_with_its_message() {
+        // Several MiB: the games before the panicking batch come in
+        // batches of their own.
+        let input = archive(60_000);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.pgn");
+        std::fs::write(&path, &input).unwrap();
+        for (threads, mapped) in [(1, false), (2, false), (4, false), (1, true), (2, true)] {
+            let input = input.clone();
+            let path = path.clone();
+            let (done_tx, done_rx) = mpsc::channel();
+            // On a thread of its own, so that a hang fails the test
+            // instead of stopping it.
+            std::thread::spawn(move || {
+                let config = PipelineConfig {
+                    threads,
+                    batch_bytes: 4096,
+                    line_numbers: true,
+                };
+                let reader = if mapped {
+                    let source = crate::input::Source::Path(path);
+                    // SAFETY: the test's own file, which nothing else touches.
+                    let mmap = unsafe { crate::input::MmapChoice::auto() };
+                    crate::input::open(&source, mmap).unwrap().reader
+                } else {
+                    Reader::Stream(Box::new(std::io::Cursor::new(input)))
+                };
+                let mut consumed = 0;
+                let result = run_reader_split_every(
+                    reader,
+                    config,
+                    64 << 10,
+                    |batch| {
+                        let bug = batch.games.iter().any(|g| g.index == 40_000);
+                        assert!(!bug, "a bug in the batch of game 40000");
+                    },
+                    |_, ()| {
+                        consumed += 1;
+                        Ok::<_, ()>(())
+                    },
+                );
+                let _ = done_tx.send((result, consumed));
+            });
+            let (result, consumed) = done_rx
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .expect("a panic in the work must end the run, not hang it");
+            match result {
+                Err(PipelineError::Panic(message)) => {
+                    assert!(message.contains("a bug in the batch"), "{message}");
+                }
+                other => panic!("{threads} threads, mapped {mapped}: {other:?}"),
+            }
+            assert!(consumed > 0, "the batches before the panic were consumed");
         }
     }
 

@@ -1,0 +1,382 @@
+//! Movetext, read one way: what follows a game's tags, as tokens (moves,
+//! move numbers, NAGs, results, comments, variations, escape lines).
+//!
+//! The lexical rules live here once, and every reader of movetext keeps to
+//! them: the splitter, which only needs to know where comments end and
+//! where a line is an escape line in order to find game boundaries (it
+//! does so at gigabytes a second with block masks, see `split::scanner`,
+//! calling [`is_escape_line`] and [`ends_with_result`] for its decisions),
+//! and [`Lexer`], which `validate` replays moves from and `games` counts
+//! plies with. The rules:
+//!
+//! - a brace comment runs from `{` to the first `}`; it does not nest, and
+//!   nothing inside it counts (a `%`, `;`, `(` or `[` in a comment is text);
+//! - a `;` outside comments starts a comment that runs to the end of its
+//!   line;
+//! - an **escape line** is a line whose first byte other than a space or a
+//!   tab is `%`, outside comments: the whole line is skipped. (The PGN
+//!   standard asks for `%` in the first column; writers that indent their
+//!   escape lines are read as they mean it.)
+//! - a line ends at `\n`, `\r\n` or a lone `\r`;
+//! - `(` and `)` open and close a variation; a `)` with none open is
+//!   ignored, as is a stray `}`;
+//! - `1-0`, `0-1`, `1/2-1/2` and `*` are results;
+//! - any other run of bytes up to white space or one of `{ } ( ) ;` is a
+//!   word: a move number (`12.`, `12...`, possibly glued to its move), a NAG
+//!   (`$1`), an annotation glyph on its own (`!?`), or a move.
+
+use std::ops::Range;
+
+/// The four game results.
+pub const RESULTS: [&[u8]; 4] = [b"1-0", b"0-1", b"1/2-1/2", b"*"];
+
+/// Whether a word is a game result.
+pub fn is_result(word: &[u8]) -> bool {
+    RESULTS.contains(&word)
+}
+
+/// Whether `line`, from the start of a line, is an escape line: its first
+/// byte other than a space or a tab is `%`. (Only a line that starts
+/// outside a comment can be one; the caller knows where comments are.)
+pub fn is_escape_line(line: &[u8]) -> bool {
+    line.iter().find(|&&b| b != b' ' && b != b'\t') == Some(&b'%')
+}
+
+/// Whether `before` ends, white space aside, with a result token that
+/// stands on its own (after white space, a comment's `}` or a variation's
+/// `)`, or at the start): where a tag pair right after it on the same line
+/// begins the next game (`... 1-0 [Event "next"]`).
+pub fn ends_with_result(before: &[u8]) -> bool {
+    let end = before
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(0, |i| i + 1);
+    let text = &before[..end];
+    RESULTS.iter().any(|token| {
+        text.ends_with(token)
+            && text[..text.len() - token.len()]
+                .last()
+                .is_none_or(|b| b.is_ascii_whitespace() || matches!(b, b'}' | b')'))
+    })
+}
+
+/// What a token is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenKind {
+    /// A move, as written (`Nf3`, `exd8=Q+`, `O-O`, `0-0!?`), or a word that
+    /// should be one.
+    Move,
+    /// A move number, `12.` or `12...` (or bare digits).
+    MoveNumber,
+    /// A numeric annotation glyph, `$1`.
+    Nag,
+    /// Annotation glyphs standing alone, `!?`.
+    Glyph,
+    /// `1-0`, `0-1`, `1/2-1/2` or `*`.
+    Result,
+    /// A brace comment, braces included (to the end of the text when it is
+    /// never closed; see [`Lexer::open_comment`]).
+    Comment,
+    /// A `;` comment, up to its line end.
+    LineComment,
+    /// An escape line, up to its line end.
+    EscapeLine,
+    /// `(`.
+    VariationStart,
+    /// `)`.
+    VariationEnd,
+}
+
+/// One token of movetext.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Token {
+    /// What it is.
+    pub kind: TokenKind,
+    /// Its bytes in the text.
+    pub range: Range<usize>,
+    /// Variations open around it: 0 for the mainline. A `(` counts itself,
+    /// a `)` does not.
+    pub depth: u32,
+}
+
+/// The tokens of a stretch of movetext, in order.
+///
+/// # Example
+///
+/// ```
+/// use pgn960::movetext::{Lexer, TokenKind};
+///
+/// let text = b"1. e4 {best} e5 (1... c5) 2. Nf3 $1 1-0";
+/// let mainline: Vec<&[u8]> = Lexer::new(text, true)
+///     .filter(|t| t.depth == 0 && matches!(t.kind, TokenKind::Move | TokenKind::Result))
+///     .map(|t| &text[t.range])
+///     .collect();
+/// assert_eq!(mainline, [&b"e4"[..], b"e5", b"Nf3", b"1-0"]);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Lexer<'a> {
+    text: &'a [u8],
+    at: usize,
+    /// Whether `text[0]` starts a line.
+    starts_line: bool,
+    depth: u32,
+    open_comment: Option<usize>,
+    open_variation: Option<usize>,
+    /// A move glued to its number (`12...Nf6`) comes after the number.
+    pending: Option<Range<usize>>,
+}
+
+impl<'a> Lexer<'a> {
+    /// Tokens of `text`; `starts_line` says whether its first byte is the
+    /// first of a line (where an escape line can begin).
+    pub fn new(text: &'a [u8], starts_line: bool) -> Self {
+        Lexer {
+            text,
+            at: 0,
+            starts_line,
+            depth: 0,
+            open_comment: None,
+            open_variation: None,
+            pending: None,
+        }
+    }
+
+    /// Where a `{` that is never closed opens, once the tokens are read.
+    pub fn open_comment(&self) -> Option<usize> {
+        self.open_comment
+    }
+
+    /// Where the outermost variation still open opens, once the tokens are
+    /// read.
+    pub fn open_variation(&self) -> Option<usize> {
+        self.open_variation
+    }
+
+    /// Whether the `%` at `at` begins an escape line.
+    fn escape_line_at(&self, at: usize) -> bool {
+        let line = self.text[..at]
+            .iter()
+            .rposition(|&b| b == b'\n' || b == b'\r')
+            .map(|end| end + 1);
+        match line {
+            Some(start) => is_escape_line(&self.text[start..]),
+            None => self.starts_line && is_escape_line(self.text),
+        }
+    }
+
+    fn to_line_end(&self, from: usize) -> usize {
+        memchr::memchr2(b'\n', b'\r', &self.text[from..]).map_or(self.text.len(), |i| from + i)
+    }
+
+    fn token(&self, kind: TokenKind, range: Range<usize>) -> Token {
+        Token {
+            kind,
+            range,
+            depth: self.depth,
+        }
+    }
+
+    /// The word from `start`: a move number (with its move kept for the
+    /// next call), a NAG, glyphs, a result or a move.
+    fn word(&mut self, start: usize) -> Token {
+        let text = self.text;
+        let end = text[start..]
+            .iter()
+            .position(|b| {
+                matches!(
+                    b,
+                    b' ' | b'\t' | b'\n' | b'\r' | b'{' | b'}' | b'(' | b')' | b';'
+                )
+            })
+            .map_or(text.len(), |i| start + i);
+        self.at = end;
+        let word = &text[start..end];
+        if word[0] == b'$' {
+            return self.token(TokenKind::Nag, start..end);
+        }
+        if is_result(word) {
+            return self.token(TokenKind::Result, start..end);
+        }
+        // A move number, possibly glued to the move: `12.`, `12...Nf6`.
+        let digits = word.iter().take_while(|b| b.is_ascii_digit()).count();
+        let dots = word[digits..].iter().take_while(|&&b| b == b'.').count();
+        if digits > 0 && (dots > 0 || digits == word.len()) {
+            let number_end = start + digits + dots;
+            if number_end < end {
+                self.pending = Some(number_end..end);
+            }
+            return self.token(TokenKind::MoveNumber, start..number_end);
+        }
+        self.move_or_glyph(start..end)
+    }
+
+    fn move_or_glyph(&self, range: Range<usize>) -> Token {
+        let glyphs = self.text[range.clone()]
+            .iter()
+            .all(|b| matches!(b, b'!' | b'?'));
+        let kind = if glyphs {
+            TokenKind::Glyph
+        } else {
+            TokenKind::Move
+        };
+        self.token(kind, range)
+    }
+}
+
+impl Iterator for Lexer<'_> {
+    type Item = Token;
+
+    fn next(&mut self) -> Option<Token> {
+        if let Some(range) = self.pending.take() {
+            return Some(self.move_or_glyph(range));
+        }
+        let text = self.text;
+        while self.at < text.len() {
+            let start = self.at;
+            match text[start] {
+                b' ' | b'\t' | b'\n' | b'\r' | b'.' | b'}' => self.at += 1,
+                b'{' => {
+                    let end = match memchr::memchr(b'}', &text[start..]) {
+                        Some(close) => start + close + 1,
+                        None => {
+                            self.open_comment = Some(start);
+                            text.len()
+                        }
+                    };
+                    self.at = end;
+                    return Some(self.token(TokenKind::Comment, start..end));
+                }
+                b';' => {
+                    self.at = self.to_line_end(start);
+                    return Some(self.token(TokenKind::LineComment, start..self.at));
+                }
+                b'%' if self.escape_line_at(start) => {
+                    self.at = self.to_line_end(start);
+                    return Some(self.token(TokenKind::EscapeLine, start..self.at));
+                }
+                b'(' => {
+                    if self.depth == 0 {
+                        self.open_variation = Some(start);
+                    }
+                    self.depth += 1;
+                    self.at += 1;
+                    return Some(self.token(TokenKind::VariationStart, start..self.at));
+                }
+                b')' => {
+                    self.at += 1;
+                    if self.depth == 0 {
+                        continue; // closes nothing
+                    }
+                    self.depth -= 1;
+                    if self.depth == 0 {
+                        self.open_variation = None;
+                    }
+                    return Some(self.token(TokenKind::VariationEnd, start..self.at));
+                }
+                _ => return Some(self.word(start)),
+            }
+        }
+        None
+    }
+}
+
+/// The mainline's moves: how many plies a game has, counted without
+/// replaying them (every word that is not a number, NAG, glyph or result,
+/// outside variations and comments, up to the result).
+pub fn mainline_plies(text: &[u8], starts_line: bool) -> u32 {
+    let mut plies = 0;
+    for token in Lexer::new(text, starts_line) {
+        match token.kind {
+            TokenKind::Result if token.depth == 0 => break,
+            TokenKind::Move if token.depth == 0 => plies += 1,
+            _ => {}
+        }
+    }
+    plies
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(text: &[u8]) -> Vec<(TokenKind, String, u32)> {
+        Lexer::new(text, true)
+            .map(|t| {
+                let word = String::from_utf8_lossy(&text[t.range]).into_owned();
+                (t.kind, word, t.depth)
+            })
+            .collect()
+    }
+
+    fn mainline(text: &[u8]) -> Vec<String> {
+        Lexer::new(text, true)
+            .filter(|t| t.depth == 0 && matches!(t.kind, TokenKind::Move | TokenKind::Result))
+            .map(|t| String::from_utf8_lossy(&text[t.range]).into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn comments_variations_numbers_and_nags() {
+        let text =
+            b"1. e4 {c (} e5 (1... c5 2. Nf3) 2.Nf3 $1 2...Nc6!? ; rest\n% escaped\n3. Bb5 1-0";
+        assert_eq!(mainline(text), ["e4", "e5", "Nf3", "Nc6!?", "Bb5", "1-0"]);
+        use TokenKind::*;
+        let all = kinds(b"12...Nf6 $3 !? (a) {x");
+        assert_eq!(
+            all,
+            [
+                (MoveNumber, "12...".into(), 0),
+                (Move, "Nf6".into(), 0),
+                (Nag, "$3".into(), 0),
+                (Glyph, "!?".into(), 0),
+                (VariationStart, "(".into(), 1),
+                (Move, "a".into(), 1),
+                (VariationEnd, ")".into(), 0),
+                (Comment, "{x".into(), 0),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_escape_line_may_be_indented_but_never_inside_a_comment() {
+        assert_eq!(mainline(b"e4\n  % skipped { here\ne5 *"), ["e4", "e5", "*"]);
+        assert_eq!(
+            mainline(b"e4\t% is no escape\n*"),
+            ["e4", "%", "is", "no", "escape", "*"]
+        );
+        // In a comment, a `%` line is text; the comment ends at its `}`.
+        assert_eq!(mainline(b"e4 {a\n% b } e5 *"), ["e4", "e5", "*"]);
+        // The text's first line is an escape line only if it starts one.
+        assert_eq!(mainline(b"% x\ne4"), ["e4"]);
+        let not_at_line_start: Vec<TokenKind> = Lexer::new(b"% x", false).map(|t| t.kind).collect();
+        assert_eq!(not_at_line_start, [TokenKind::Move, TokenKind::Move]);
+        assert!(is_escape_line(b" \t%"));
+        assert!(!is_escape_line(b" x%"));
+    }
+
+    #[test]
+    fn stray_closers_close_nothing_and_open_ones_are_reported() {
+        assert_eq!(
+            mainline(b"1. e4 } { a { b } c } e5 *"),
+            ["e4", "c", "e5", "*"]
+        );
+        assert_eq!(mainline(b") e4 ) e5"), ["e4", "e5"]);
+        let mut lexer = Lexer::new(b"e4 (e5 (d5) {open", true);
+        while lexer.next().is_some() {}
+        assert_eq!(lexer.open_variation(), Some(3));
+        assert_eq!(lexer.open_comment(), Some(12));
+    }
+
+    #[test]
+    fn results_stand_alone() {
+        assert!(ends_with_result(b"1. e4 1-0 "));
+        assert!(ends_with_result(b"{c}*"));
+        assert!(ends_with_result(b"1/2-1/2"));
+        assert!(!ends_with_result(b"11-0"));
+        assert!(!ends_with_result(b"e4"));
+        assert_eq!(
+            mainline_plies(b"1. e4 e5 (1... c5) 2. Nf3 1-0 3. d4", true),
+            3
+        );
+    }
+}

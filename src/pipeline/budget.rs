@@ -1,0 +1,102 @@
+//! The memory of batches in flight, counted in bytes: the splitter takes
+//! before it hands a batch on, the consumer gives back once it is done.
+
+use std::sync::{Condvar, Mutex};
+
+use crate::split::{Batch, Game, TagSpan};
+
+/// The most memory that batches in flight may hold, whatever the thread
+/// count: the bound on memory must not grow with the machine.
+pub(super) const MAX_BYTES_IN_FLIGHT: usize = 32 << 20;
+
+/// What a batch holds in memory: its bytes and its tag and game records.
+pub(super) fn batch_cost(batch: &Batch) -> usize {
+    batch.data.cost()
+        + batch.tags.capacity() * std::mem::size_of::<TagSpan>()
+        + batch.games.capacity() * std::mem::size_of::<Game>()
+}
+
+/// Bytes of batches in flight, between the splitter and the consumer.
+///
+/// Counting bytes rather than batches keeps memory bounded when the
+/// batches are 16 MiB pieces of an endless game rather than 1 MiB of
+/// ordinary games. One batch larger than the whole budget still passes,
+/// alone, so nothing can wait forever.
+pub(super) struct Budget {
+    limit: usize,
+    state: Mutex<BudgetState>,
+    changed: Condvar,
+}
+
+struct BudgetState {
+    used: usize,
+    closed: bool,
+}
+
+impl Budget {
+    pub(super) fn new(limit: usize) -> Self {
+        Budget {
+            limit,
+            state: Mutex::new(BudgetState {
+                used: 0,
+                closed: false,
+            }),
+            changed: Condvar::new(),
+        }
+    }
+
+    /// Waits until `cost` fits and takes it; `false` once closed. While
+    /// it waits, the calling thread (a worker of the pool) does pending
+    /// work of the pool: when the workers are behind, the splitting
+    /// thread helps them instead of idling.
+    pub(super) fn take(&self, cost: usize) -> bool {
+        let lock = || {
+            self.state
+                .lock()
+                .expect("no thread panics holding the budget")
+        };
+        let fits = |state: &BudgetState| {
+            state.closed || state.used == 0 || state.used + cost <= self.limit
+        };
+        loop {
+            let mut state = lock();
+            if fits(&state) {
+                state.used += cost;
+                return !state.closed;
+            }
+            drop(state);
+            if rayon::yield_now() == Some(rayon::Yield::Executed) {
+                continue;
+            }
+            // Nothing to help with: every job in flight is being worked on,
+            // and the consumer gives bytes back as they finish.
+            let state = lock();
+            if !fits(&state) {
+                drop(
+                    self.changed
+                        .wait(state)
+                        .expect("no thread panics holding the budget"),
+                );
+            }
+        }
+    }
+
+    pub(super) fn give_back(&self, cost: usize) {
+        let mut state = self
+            .state
+            .lock()
+            .expect("no thread panics holding the budget");
+        state.used -= cost;
+        self.changed.notify_all();
+    }
+
+    /// The consumer has stopped: nothing more is taken.
+    pub(super) fn close(&self) {
+        let mut state = self
+            .state
+            .lock()
+            .expect("no thread panics holding the budget");
+        state.closed = true;
+        self.changed.notify_all();
+    }
+}

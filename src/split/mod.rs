@@ -1,0 +1,335 @@
+//! The byte-exact game splitter: cuts a PGN byte stream into whole games
+//! without parsing moves, so that every byte can be written back unchanged.
+//!
+//! pgn-reader parses games but does not say where in the input each one
+//! starts and ends, and a tool that rewrites archives in place needs exactly
+//! that. This scanner understands just enough PGN to find game boundaries
+//! and tag pairs: brace comments, `;` comments and escape lines (the rules
+//! of [`crate::movetext`]), quoted tag values with escapes, and the three
+//! kinds of line ending. Everything else is opaque.
+//!
+//! Boundaries, in the order they are tried:
+//!
+//! - a tag pair at the start of a line (after spaces or tabs), outside brace
+//!   comments, once the current game has reached its movetext;
+//! - a tag pair right after a result token on the same line
+//!   (`... 1-0 [Event "next"]`);
+//! - in a tag section, a tag whose name the current game already has, after
+//!   a blank line (archives of games with tags only). A blank line on its
+//!   own, or a repeated name without one, is not a boundary.
+//!
+//! Bytes after a game's last token (blank lines, stray text) belong to that
+//! game, so the concatenation of all games is the input. Bytes before the
+//! first tag section belong to the first game.
+//!
+//! Memory stays bounded whatever the input: a game that grows past
+//! [`GameReader::max_game_bytes`] (or past 65,536 tag pairs) is handed out
+//! in pieces (the first piece holds its tag section; later pieces are
+//! [`Batch::continuation`] bytes).
+//!
+//! The parts, each one job: `types` (what is handed out),
+//! `window` (the bytes read: a stream's buffer or a mapped file), the
+//! batching reader ([`GameReader`]), the scanner (the state machine, with
+//! `block` masks), `tag_line` (where a tag line ends and what it holds),
+//! `candidates` (where readers of one file may take over from each other)
+//! and `lines` (line numbers, counted only where asked).
+
+mod block;
+mod candidates;
+mod lines;
+mod reader;
+mod scanner;
+mod tag_line;
+mod types;
+mod window;
+
+pub(crate) use candidates::Candidates;
+pub use lines::{LineCounter, count_line_ends, line_start};
+pub use reader::GameReader;
+pub use types::{Batch, BatchData, Game, LineEnding, TagSpan};
+pub use window::{MappedWindow, StreamWindow, Window};
+
+#[cfg(test)]
+mod tests {
+    use std::io::{self, Read};
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicU64;
+
+    use memmap2::Mmap;
+
+    use super::tag_line::MAX_TAG_LINE;
+    use super::*;
+
+    /// A game's index, line, bytes, and whether it is continued or last.
+    type GameSeen = (u64, u64, String, bool, bool);
+
+    /// The games of a mapped file as readers ending early at candidates
+    /// `stretch` apart, each started where the one before ended, find them
+    /// (`None`: as one reader does), with games and lines counted across
+    /// readers; and the number of readers.
+    fn split_mapped(
+        map: &Arc<Mmap>,
+        stretch: Option<usize>,
+        max_game_bytes: usize,
+    ) -> (Vec<GameSeen>, usize) {
+        let (mut games, mut at, mut readers) = (0, 0, 0);
+        let mut out = Vec::new();
+        while at < map.len() {
+            let read = Arc::new(AtomicU64::new(0));
+            let mut reader = GameReader::from_mapped(Arc::clone(map), at, read)
+                .batch_bytes(100)
+                .max_game_bytes(max_game_bytes);
+            if let Some(stretch) = stretch {
+                reader = reader.end_at_boundaries(Candidates::new(stretch));
+            }
+            let mut offset = at;
+            while let Some(batch) = reader.next_batch().unwrap() {
+                for game in &batch.games {
+                    let bytes = String::from_utf8_lossy(batch.bytes(game)).into_owned();
+                    let first = offset + batch.first_line_start(game);
+                    out.push((
+                        games + game.index,
+                        count_line_ends(map, 0, first, false) + 1,
+                        bytes,
+                        game.continued,
+                        game.at_end,
+                    ));
+                }
+                offset += batch.data.len();
+            }
+            games += reader.games_read();
+            at = reader.position();
+            assert_eq!(at, offset, "a reader ends where its batches end");
+            readers += 1;
+        }
+        (out, readers)
+    }
+
+    #[test]
+    fn readers_ending_early_find_the_games_of_one_reader() {
+        let comment_lines = "[Event \"in a comment\"]\n".repeat(60_000);
+        let long_moves = "1. e4 e5 ".repeat(150_000);
+        let input = format!(
+            "[Event \"1\"]\n\n1. e4 *\n\n\
+             [Event \"2\"]\n\n1. d4 {{\n{comment_lines}}} *\n\n\
+             [Event \"3\"]\n\n{long_moves}\n[Event \"4\"]\n\n*\n\
+             [Event \"5\"]\n[Event \"6, tags only\"]\n\n[Event \"7\"]\n\n{long_moves}\n\
+             [Event \"8\"]\r\n\r\n1. c4 {{ left open\n[Event \"9\"]\n"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.pgn");
+        std::fs::write(&path, &input).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        // SAFETY: the file is ours, and nothing changes it while mapped.
+        let map = Arc::new(unsafe { Mmap::map(&file) }.unwrap());
+        for max_game_bytes in [64 << 10, 16 << 20] {
+            let (expected, one) = split_mapped(&map, None, max_game_bytes);
+            assert_eq!(one, 1);
+            assert_eq!(expected.len(), 7);
+            assert_eq!(expected.iter().any(|g| g.3), max_game_bytes == 64 << 10);
+            let mut ended_early = false;
+            for stretch in [1, 100, 5000, 70_000] {
+                let (games, readers) = split_mapped(&map, Some(stretch), max_game_bytes);
+                ended_early |= readers > 1;
+                assert!(
+                    games == expected,
+                    "stretch {stretch}, games up to {max_game_bytes}"
+                );
+            }
+            assert!(ended_early, "games up to {max_game_bytes}");
+        }
+    }
+
+    #[test]
+    fn a_line_too_long_for_a_tag_line_is_so_wherever_reading_stops() {
+        for offset in [0, 300 << 10, 700 << 10] {
+            let mut input = b"[Event \"a\"]\n\n1. e4 *\n".to_vec();
+            input.resize(input.len() + offset, b' ');
+            input.extend_from_slice(b"\n[Long \"");
+            input.resize(input.len() + MAX_TAG_LINE, b'x');
+            input.extend_from_slice(b"\"]\n\n1. d4 *\n\n[Event \"b\"]\n\n*\n");
+            let games = split(&input);
+            assert_eq!(games.len(), 2, "offset {offset}");
+        }
+    }
+
+    fn split(input: &[u8]) -> Vec<(u64, String)> {
+        split_with(input, 1 << 20)
+    }
+
+    /// Each game's first line and bytes.
+    fn split_with(input: &[u8], batch_bytes: usize) -> Vec<(u64, String)> {
+        let mut reader = GameReader::new(input).batch_bytes(batch_bytes);
+        let mut out = Vec::new();
+        let mut all = Vec::new();
+        while let Some(batch) = reader.next_batch().unwrap() {
+            for game in &batch.games {
+                let first = all.len() + batch.first_line_start(game);
+                out.push((
+                    count_line_ends(input, 0, first, false) + 1,
+                    String::from_utf8_lossy(batch.bytes(game)).into_owned(),
+                ));
+            }
+            all.extend_from_slice(&batch.data);
+        }
+        assert_eq!(all, input, "batches must cover the input exactly");
+        out
+    }
+
+    #[test]
+    fn splits_at_tag_sections() {
+        let games = split(b"[Event \"a\"]\n\n1. e4 1-0\n\n[Event \"b\"]\n1. d4 *\n");
+        assert_eq!(
+            games,
+            vec![
+                (1, "[Event \"a\"]\n\n1. e4 1-0\n\n".to_string()),
+                (5, "[Event \"b\"]\n1. d4 *\n".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn comment_with_event_line_is_no_boundary() {
+        let input = b"[Event \"a\"]\n\n1. e4 { see\n[Event \"x\"]\n} 1-0\n";
+        assert_eq!(split(input).len(), 1);
+    }
+
+    #[test]
+    fn tags_only_games_split_on_repeated_tag_after_blank_line() {
+        let input = b"[Event \"a\"]\n[Site \"s\"]\n\n[Event \"b\"]\n[Site \"t\"]\n";
+        let games = split(input);
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[1].0, 4);
+        // A blank line inside one tag section is not a boundary.
+        let input = b"[Event \"a\"]\n\n[Site \"s\"]\n\n1. e4 *\n";
+        assert_eq!(split(input).len(), 1);
+        // Nor is a repeated tag without a blank line.
+        let input = b"[FEN \"x\"]\n[FEN \"y\"]\n\n1. e4 *\n";
+        assert_eq!(split(input).len(), 1);
+    }
+
+    #[test]
+    fn tag_after_result_on_same_line() {
+        let games = split(b"[Event \"a\"] 1. e4 1-0 [Event \"b\"] 1. d4 *");
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[1].1, "[Event \"b\"] 1. d4 *");
+    }
+
+    #[test]
+    fn line_endings_and_line_numbers() {
+        let games = split(b"[Event \"a\"]\r\r1. e4 *\r\r[Event \"b\"]\r\r1. d4 *\r");
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[1].0, 5);
+        let games = split(b"\xef\xbb\xbf[Event \"a\"]\r\n\r\n1. e4 *\r\n\r\n[Event \"b\"]\r\n");
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[1].0, 5);
+    }
+
+    #[test]
+    fn hostile_tag_values() {
+        let input = br#"[A "b\""] [B "b\""] [C "A]]"] [D "A]]["] [E "\"A]][\""]
+[Event "Tournament "Championship" Finals"]
+[Site "back\"]
+"#;
+        let mut reader = GameReader::new(&input[..]);
+        let batch = reader.next_batch().unwrap().unwrap();
+        let values: Vec<_> = batch
+            .tags
+            .iter()
+            .map(|t| String::from_utf8_lossy(batch.raw_value(t)).into_owned())
+            .collect();
+        assert_eq!(
+            values,
+            [
+                r#"b\""#,
+                r#"b\""#,
+                "A]]",
+                "A]][",
+                r#"\"A]][\""#,
+                r#"Tournament "Championship" Finals"#,
+                r"back\",
+            ]
+        );
+        assert!(batch.tags.iter().all(|t| t.well_formed));
+    }
+
+    #[test]
+    fn small_batches_cover_input() {
+        let mut input = Vec::new();
+        for i in 0..200 {
+            input.extend_from_slice(format!("[Event \"{i}\"]\n\n1. e4 {{ c }} *\n\n").as_bytes());
+        }
+        let games = split_with(&input, 1);
+        assert_eq!(games.len(), 200);
+        assert_eq!(games[199].0, 199 * 4 + 1);
+    }
+
+    #[test]
+    fn escape_lines_and_semicolon_comments_hide_braces() {
+        let input = b"[Event \"a\"]\n\n1. e4 ; not a comment {\n% also not {\n1... e5 *\n\n[Event \"b\"]\n*\n";
+        let games = split(input);
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[1].0, 7);
+    }
+
+    #[test]
+    fn tag_lines_in_movetext_start_games_after_any_line_ending() {
+        for eol in ["\n", "\r\n", "\r"] {
+            let input = format!(
+                "[Event \"a\"]{eol}{eol}1. e4 e5{eol}  [Event \"b\"]{eol}{eol}1. d4 *{eol}"
+            );
+            let games = split(input.as_bytes());
+            assert_eq!(games.len(), 2, "{eol:?}");
+            assert!(games[1].1.starts_with("  [Event \"b\"]"), "{eol:?}");
+            assert_eq!(games[1].0, 4, "{eol:?}");
+        }
+    }
+
+    #[test]
+    fn bracket_inside_a_line_is_movetext() {
+        assert_eq!(split(b"[Event \"a\"]\n\n1. e4 [%clk 0:01] e5 *\n").len(), 1);
+    }
+
+    #[test]
+    fn a_read_error_comes_after_the_games_before_it() {
+        let good = b"[Event \"a\"]\n\n1. e4 *\n\n[Event \"b\"]\n\n1. d4".to_vec();
+        let failing = std::io::Cursor::new(good.clone()).chain(FailingReader);
+        let mut reader = GameReader::new(failing);
+        let batch = reader.next_batch().expect("the bytes before the error");
+        assert_eq!(*batch.expect("a batch").data, good[..]);
+        assert!(reader.next_batch().is_err());
+        assert!(reader.next_batch().unwrap().is_none());
+    }
+
+    struct FailingReader;
+
+    impl Read for FailingReader {
+        fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+            Err(io::Error::new(io::ErrorKind::InvalidData, "damaged"))
+        }
+    }
+
+    #[test]
+    fn whitespace_only_input_has_no_game() {
+        assert!(split(b"\n\n  \n").is_empty());
+        assert!(split(b"").is_empty());
+    }
+
+    #[test]
+    fn oversized_game_comes_in_pieces() {
+        let mut input = b"[Event \"big\"]\n\n1. e4 {".to_vec();
+        input.extend(std::iter::repeat_n(b'x', 3 << 20));
+        input.extend_from_slice(b"} *\n\n[Event \"next\"]\n\n*\n");
+        let mut reader = GameReader::new(&input[..]).max_game_bytes(64 << 10);
+        let mut heads = Vec::new();
+        let mut all = Vec::new();
+        while let Some(batch) = reader.next_batch().unwrap() {
+            all.extend_from_slice(&batch.data);
+            for game in &batch.games {
+                heads.push((game.index, game.continued, batch.tags_of(game).len()));
+            }
+        }
+        assert_eq!(all, input);
+        assert_eq!(heads, vec![(1, true, 1), (2, false, 1)]);
+    }
+}

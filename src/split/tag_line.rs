@@ -1,0 +1,191 @@
+//! Tag lines: where one ends, and the tag pairs on it, read exactly as the
+//! scanner needs them (hostile values included: unescaped quotes, stray
+//! backslashes, brackets inside values, lines without an end).
+
+use std::ops::Range;
+
+use memchr::memchr2;
+
+use super::types::TagSpan;
+
+/// A line starting with `[` longer than this is not read as a tag line,
+/// so that a hostile "tag" cannot make the splitter buffer without limit.
+pub(super) const MAX_TAG_LINE: usize = 4 << 20;
+
+/// Where the line holding `at` ends, as far as the buffer can tell.
+pub(super) enum LineEnd {
+    /// At this offset (its `\n` or `\r`, or the end of input); a `\r` is
+    /// followed by its next byte, so `\r\n` is told from `\r`.
+    At(usize),
+    /// Not yet in the buffer: read more.
+    NeedMore,
+    /// Longer than any tag line may be: not a tag line.
+    TooLong,
+}
+
+/// What the line end found at `eol` (or none in the buffer) means for a
+/// line holding `at`.
+///
+/// Whether a line is too long depends on its length alone, never on how
+/// much of the input is in the buffer: readers that fill their buffers
+/// differently (see [`GameReader::end_at_boundaries`]) must agree.
+pub(super) fn line_end_at(buf: &[u8], at: usize, eol: Option<usize>, eof: bool) -> LineEnd {
+    let end = eol.unwrap_or(buf.len());
+    if end - at >= MAX_TAG_LINE {
+        return LineEnd::TooLong;
+    }
+    match eol {
+        Some(eol) if buf[eol] == b'\r' && eol + 1 == buf.len() && !eof => LineEnd::NeedMore,
+        Some(eol) => LineEnd::At(eol),
+        None if eof => LineEnd::At(buf.len()),
+        None => LineEnd::NeedMore,
+    }
+}
+
+/// The end of the line holding `from`: the offset of its `\n` or `\r`.
+pub(super) fn find_line_end(buf: &[u8], from: usize) -> Option<usize> {
+    memchr2(b'\n', b'\r', &buf[from..]).map(|i| from + i)
+}
+
+/// A tag line of the plainest shape, `[Name "value"]` right before its
+/// line end, as most are.
+pub(super) struct PlainTagLine {
+    pub name: Range<usize>,
+    pub value: Range<usize>,
+    /// The line end, just after the `]`.
+    pub eol: usize,
+}
+
+/// Longest plain tag line read by [`plain_tag_line`]; longer ones take the
+/// general way.
+const PLAIN_TAG_LINE: usize = 4 << 10;
+
+/// Reads the line from the `[` at `at` in one pass when it is a plain tag
+/// line: no blanks around the name, one space before the value, no
+/// backslash or quote inside it, `"]` and the line end right after (a `\r`
+/// followed by its next byte or the end of input). The reading is exactly
+/// that of [`Scanner::line_end`], [`tag_name_at`] and [`parse_tag`], which
+/// read every other line.
+pub(super) fn plain_tag_line(buf: &[u8], at: usize, eof: bool) -> Option<PlainTagLine> {
+    let line = &buf[at..buf.len().min(at + PLAIN_TAG_LINE)];
+    let first = *line.get(1)?;
+    if !(first.is_ascii_alphanumeric() || first == b'_') {
+        return None;
+    }
+    let name_end = 1 + line[1..]
+        .iter()
+        .position(|b| matches!(b, b' ' | b'\t' | b'"' | b']' | b'\n' | b'\r'))?;
+    if line.get(name_end..name_end + 2)? != b" \"" {
+        return None;
+    }
+    let value_start = name_end + 2;
+    let close = value_start
+        + line[value_start..]
+            .iter()
+            .position(|b| matches!(b, b'"' | b'\\' | b'\n' | b'\r'))?;
+    if line[close] != b'"' || line.get(close + 1) != Some(&b']') {
+        return None;
+    }
+    let eol = close + 2;
+    match line.get(eol) {
+        Some(b'\n') => {}
+        Some(b'\r') if at + eol + 1 < buf.len() || eof => {}
+        _ => return None,
+    }
+    Some(PlainTagLine {
+        name: at + 1..at + name_end,
+        value: at + value_start..at + close,
+        eol: at + eol,
+    })
+}
+
+/// If `buf[at]` is `[` opening a tag pair, the range of its name.
+pub(super) fn tag_name_at(buf: &[u8], at: usize) -> Option<Range<usize>> {
+    let mut start = at + 1;
+    while start < buf.len() && (buf[start] == b' ' || buf[start] == b'\t') {
+        start += 1;
+    }
+    let first = *buf.get(start)?;
+    if !(first.is_ascii_alphanumeric() || first == b'_') {
+        return None;
+    }
+    let mut end = start;
+    while end < buf.len() && !matches!(buf[end], b' ' | b'\t' | b'"' | b']' | b'\n' | b'\r') {
+        end += 1;
+    }
+    Some(start..end)
+}
+
+/// Parses one tag pair whose name is `name`, within the line ending at
+/// `eol`. Returns the pair and the offset after it.
+pub(super) fn parse_tag(buf: &[u8], name: Range<usize>, eol: usize) -> (TagSpan, usize) {
+    let line = &buf[..eol];
+    let Some(quote) = memchr2(b'"', b']', &line[name.end..]).map(|i| name.end + i) else {
+        let tag = TagSpan {
+            name,
+            value: eol..eol,
+            well_formed: false,
+            end: eol,
+        };
+        return (tag, eol);
+    };
+    if line[quote] == b']' {
+        // `[Name]` with no value.
+        let tag = TagSpan {
+            name,
+            value: quote..quote,
+            well_formed: false,
+            end: quote + 1,
+        };
+        return (tag, quote + 1);
+    }
+    let value_start = quote + 1;
+    // The closing quote honours `\"` and `\\`.
+    let mut at = value_start;
+    let mut close = None;
+    while let Some(i) = memchr2(b'"', b'\\', &line[at..]) {
+        let hit = at + i;
+        if line[hit] == b'\\' {
+            at = (hit + 2).min(eol);
+        } else {
+            close = Some(hit);
+            break;
+        }
+    }
+    // A closing quote must be followed by `]`; when it is not, the value
+    // holds unescaped quotes (or a stray backslash): take the next quote
+    // that is followed by `]`.
+    let closes_pair = |q: usize| after_spaces(line, q + 1).is_some_and(|k| line[k] == b']');
+    let close = close.filter(|&q| closes_pair(q)).or_else(|| {
+        let from = close.unwrap_or(value_start);
+        memchr::memchr_iter(b'"', &line[from..])
+            .map(|i| from + i)
+            .find(|&q| q >= value_start && closes_pair(q))
+    });
+    match close {
+        Some(q) => {
+            let ket = after_spaces(line, q + 1).expect("closes_pair checked a `]` follows");
+            let tag = TagSpan {
+                name,
+                value: value_start..q,
+                well_formed: true,
+                end: ket + 1,
+            };
+            (tag, ket + 1)
+        }
+        None => {
+            let tag = TagSpan {
+                name,
+                value: value_start..eol,
+                well_formed: false,
+                end: eol,
+            };
+            (tag, eol)
+        }
+    }
+}
+
+/// The first offset at or after `from` that is not a space or tab.
+fn after_spaces(line: &[u8], from: usize) -> Option<usize> {
+    (from..line.len()).find(|&i| line[i] != b' ' && line[i] != b'\t')
+}
