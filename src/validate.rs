@@ -23,6 +23,7 @@ use shakmaty::{
 
 use crate::BackRank;
 use crate::classify::{Variant, plain_start_array, tag_value};
+use crate::movetext::{Lexer, TokenKind};
 use crate::position::{BoardStart, StartArray, check_board_part, classify_board, parse_placement};
 use crate::split::{Batch, Game, LineCounter, TagSpan};
 
@@ -779,10 +780,11 @@ impl<'a> GameCheck<'a> {
 
     /// Replays the mainline from `pos`.
     fn replay(&mut self, mut pos: Chess, result_tag: Option<&TagSpan>) {
-        let batch = self.batch;
-        let movetext_start = self.movetext_start();
-        let text = &batch.data[movetext_start..self.game.range.end];
-        let mut tokens = Tokens::new(text);
+        let (movetext_start, lexer) = self.movetext();
+        let text = &self.batch.data[movetext_start..self.game.range.end];
+        let mut tokens = lexer
+            .filter(|t| t.depth == 0 && matches!(t.kind, TokenKind::Move | TokenKind::Result))
+            .map(|t| t.range);
         let mut ply = 0u32;
         let mut result_token = None;
         for token in tokens.by_ref() {
@@ -840,19 +842,25 @@ impl<'a> GameCheck<'a> {
         self.check_result(&pos, result_tag, result_token);
     }
 
-    fn movetext_start(&self) -> usize {
-        self.batch
+    /// Where the game's movetext starts (after its last tag pair), and the
+    /// lexer over it.
+    fn movetext(&self) -> (usize, Lexer<'a>) {
+        let data: &'a [u8] = &self.batch.data;
+        let start = self
+            .batch
             .tags_of(self.game)
             .last()
-            .map_or(self.game.range.start, |t| t.end)
+            .map_or(self.game.range.start, |t| t.end);
+        let starts_line = start == 0 || matches!(data[start - 1], b'\n' | b'\r');
+        let lexer = Lexer::new(&data[start..self.game.range.end], starts_line);
+        (start, lexer)
     }
 
     /// The last game of an input must not end inside a comment or variation.
     fn check_open_structure(&mut self) {
-        let movetext_start = self.movetext_start();
-        let mut tokens = Tokens::new(&self.batch.data[movetext_start..self.game.range.end]);
+        let (movetext_start, mut tokens) = self.movetext();
         while tokens.next().is_some() {}
-        let open = match (tokens.open_comment, tokens.open_variation) {
+        let open = match (tokens.open_comment(), tokens.open_variation()) {
             (Some(at), _) => Some((at, "comment")),
             (None, Some(at)) => Some((at, "variation")),
             (None, None) => None,
@@ -1065,117 +1073,6 @@ fn strip_glyphs(word: &[u8]) -> &[u8] {
     &word[..end]
 }
 
-/// The mainline's move tokens (and result), as ranges: comments,
-/// variations, NAGs, move numbers and escape lines are skipped.
-struct Tokens<'a> {
-    text: &'a [u8],
-    at: usize,
-    depth: usize,
-    /// Where a `{` that is never closed opens.
-    open_comment: Option<usize>,
-    /// Where the outermost `(` still open opens.
-    open_variation: Option<usize>,
-}
-
-impl<'a> Tokens<'a> {
-    fn new(text: &'a [u8]) -> Self {
-        Tokens {
-            text,
-            at: 0,
-            depth: 0,
-            open_comment: None,
-            open_variation: None,
-        }
-    }
-
-    fn at_line_start(&self, i: usize) -> bool {
-        i == 0 || matches!(self.text[i - 1], b'\n' | b'\r')
-    }
-}
-
-impl Iterator for Tokens<'_> {
-    type Item = std::ops::Range<usize>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let text = self.text;
-        while self.at < text.len() {
-            let b = text[self.at];
-            match b {
-                b'{' => match memchr::memchr(b'}', &text[self.at..]) {
-                    Some(close) => self.at += close + 1,
-                    None => {
-                        self.open_comment = Some(self.at);
-                        self.at = text.len();
-                    }
-                },
-                b';' => self.skip_line(),
-                b'%' if self.at_line_start(self.at) => self.skip_line(),
-                b'(' => {
-                    if self.depth == 0 {
-                        self.open_variation = Some(self.at);
-                    }
-                    self.depth += 1;
-                    self.at += 1;
-                }
-                b')' => {
-                    self.depth = self.depth.saturating_sub(1);
-                    if self.depth == 0 {
-                        self.open_variation = None;
-                    }
-                    self.at += 1;
-                }
-                // A stray `}` (say, of a nested comment) closes nothing.
-                b' ' | b'\t' | b'\n' | b'\r' | b'.' | b'}' => self.at += 1,
-                _ => {
-                    let start = self.at;
-                    let end = text[start..]
-                        .iter()
-                        .position(|b| {
-                            matches!(
-                                b,
-                                b' ' | b'\t' | b'\n' | b'\r' | b'{' | b'}' | b'(' | b')' | b';'
-                            )
-                        })
-                        .map_or(text.len(), |i| start + i);
-                    self.at = end;
-                    if self.depth > 0 || b == b'$' {
-                        continue;
-                    }
-                    // A move number, possibly glued to the move: `12.`, `12...Nf6`.
-                    let digits = text[start..end]
-                        .iter()
-                        .take_while(|b| b.is_ascii_digit())
-                        .count();
-                    let dots = text[start + digits..end]
-                        .iter()
-                        .take_while(|&&b| b == b'.')
-                        .count();
-                    let word_start = if digits > 0 && (dots > 0 || start + digits == end) {
-                        start + digits + dots
-                    } else {
-                        start
-                    };
-                    if word_start < end
-                        && !text[word_start..end]
-                            .iter()
-                            .all(|b| matches!(b, b'!' | b'?'))
-                    {
-                        return Some(word_start..end);
-                    }
-                }
-            }
-        }
-        None
-    }
-}
-
-impl Tokens<'_> {
-    fn skip_line(&mut self) {
-        self.at = memchr::memchr2(b'\n', b'\r', &self.text[self.at..])
-            .map_or(self.text.len(), |i| self.at + i);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1250,22 +1147,26 @@ mod tests {
     }
 
     #[test]
-    fn tokens_skip_comments_variations_numbers_and_nags() {
-        let text =
-            b"1. e4 {c (} e5 (1... c5 2. Nf3) 2.Nf3 $1 2...Nc6!? ; rest\n% escaped\n3. Bb5 1-0";
-        let words: Vec<&[u8]> = Tokens::new(text).map(|r| &text[r]).collect();
-        assert_eq!(words, [&b"e4"[..], b"e5", b"Nf3", b"Nc6!?", b"Bb5", b"1-0"]);
-    }
-
-    #[test]
     fn a_stray_closing_brace_is_skipped() {
-        let text = b"1. e4 } { a { b } c } e5 *";
-        let words: Vec<&[u8]> = Tokens::new(text).map(|r| &text[r]).collect();
-        assert_eq!(words, [&b"e4"[..], b"c", b"e5", b"*"]);
         for input in [&b"}"[..], b"[Event \"{\"]\n\n} *\n"] {
             let batch = GameReader::new(input).next_batch().unwrap().unwrap();
             let _ = validate_batch(&batch, ValidateOptions::default());
         }
+    }
+
+    #[test]
+    fn an_indented_escape_line_is_skipped_as_the_splitter_skips_it() {
+        // Two games: the splitter reads the second line of moves as an
+        // escape line, and so does the replay.
+        let pgn = format!(
+            "[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"{FEN_0}\"]\n\n1. e4\n  % escape {{ here\ne5 *\n\n[Event \"b\"]\n\n1. d4 *\n"
+        );
+        let batch = GameReader::new(pgn.as_bytes())
+            .next_batch()
+            .unwrap()
+            .unwrap();
+        assert_eq!(batch.games.len(), 2);
+        assert_eq!(codes(&pgn), Vec::<&str>::new());
     }
 
     #[test]
