@@ -7,6 +7,7 @@ mod hardening;
 mod numbering;
 mod outputs;
 mod readme;
+mod samples;
 mod stats;
 mod tag;
 mod tag_properties;
