@@ -109,6 +109,11 @@ pub fn corpus() -> Option<Corpus> {
 /// The line goes straight to the process's stderr: `eprintln!` would be
 /// captured by the test harness and shown only for failing tests.
 pub fn corpus_or_skip(test: &str) -> Option<Corpus> {
+    // The harness names each test's thread after the test (but for a run
+    // on one thread): the name given must be the test's own.
+    if let Some(thread) = std::thread::current().name().filter(|name| *name != "main") {
+        assert_eq!(test, thread, "corpus_or_skip is given its test's name");
+    }
     let corpus = corpus();
     if corpus.is_none() {
         let line = format!(

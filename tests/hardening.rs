@@ -698,8 +698,9 @@ fn mutate(data: &mut Vec<u8>, mutation: Mutation, rng: &mut Rng) -> String {
     }
 }
 
-/// A real file as the damage tests see it: whole when small, else a slice (files of many megabytes would make the sweep too slow in
-/// a debug build; a slice starting mid-game is damage in itself).
+/// A real file as the damage tests see it: whole when small, else a slice
+/// (files of many megabytes would make the sweep too slow in a debug
+/// build; a slice starting mid-game is damage in itself).
 struct Sample {
     name: String,
     bytes: Vec<u8>,

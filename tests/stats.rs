@@ -975,8 +975,9 @@ fn thread_count_changes_nothing_on_the_tcec_samples() {
 /// The big TCEC archive of the corpus runs twice, and only here: it also
 /// stands in for the archive in `every_corpus_archive_is_counted`.
 #[test]
-fn thread_count_changes_nothing_on_the_tcec_archive() {
-    let Some(corpus) = corpus_or_skip("stats::thread_count_changes_nothing_on_the_tcec_archive")
+fn thread_count_changes_nothing_on_the_corpus_tcec_archive() {
+    let Some(corpus) =
+        corpus_or_skip("stats::thread_count_changes_nothing_on_the_corpus_tcec_archive")
     else {
         return;
     };
@@ -1077,7 +1078,7 @@ fn every_corpus_archive_is_counted() {
         .expect("the corpus's real/ is readable")
         .map(|entry| entry.expect("a directory entry").path())
         .filter(|path| {
-            // thread_count_changes_nothing_on_the_tcec_archive
+            // thread_count_changes_nothing_on_the_corpus_tcec_archive
             !path.ends_with("tcec-frc-dfrc-all.pgn.zst")
         })
         .collect();

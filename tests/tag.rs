@@ -510,8 +510,8 @@ fn assert_all_518(passes: &[Pass], file: &str) {
 /// The 200 MB archive, once: default options, two threads, byte-exact,
 /// and tagging it again (through standard input) changes nothing.
 #[test]
-fn the_big_archive() {
-    let Some(corpus) = corpus_or_skip("tag::the_big_archive") else {
+fn the_big_corpus_archive() {
+    let Some(corpus) = corpus_or_skip("tag::the_big_corpus_archive") else {
         return;
     };
     let file = corpus.file(BIG);
