@@ -1,40 +1,132 @@
-//! Helpers shared by the archive-command tests: the real data under
-//! `../shared/data`, running the binary, removing id tags, and comparing
-//! bytes with a readable diff.
+//! Helpers shared by the archive-command tests: the real data (the samples
+//! under `testdata/real/`, always there, and the whole corpus, when it is
+//! there), running the binary, removing id tags, and comparing bytes with a
+//! readable diff.
 
 use std::ffi::OsStr;
 use std::fmt::Write as _;
 use std::fs;
-use std::io::Read;
+use std::io::{Read, Write as _};
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
-/// The shared real-data folder (`../shared/data` beside the checkout).
-///
-/// # Panics
-///
-/// When the folder is missing: the tests that need it must not pass
-/// silently on a machine without it.
-pub fn data_dir() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
-    assert!(
-        dir.is_dir(),
-        "the real-data folder {} is missing; these tests need ../shared/data beside the checkout",
-        dir.display()
-    );
-    dir
+/// The environment variable naming the corpus folder.
+pub const CORPUS_VAR: &str = "PGN960_CORPUS";
+
+/// The real samples shipped in the repository (`testdata/real/`, described
+/// in `testdata/README.md`): cuts of the corpus, always there.
+pub fn samples_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/real")
 }
 
-/// A file of the shared data, by its path below `data_dir()`.
-pub fn data_file(relative: &str) -> PathBuf {
-    let path = data_dir().join(relative);
+/// A sample, by its path below `samples_dir()`.
+pub fn sample_file(relative: &str) -> PathBuf {
+    let path = samples_dir().join(relative);
     assert!(path.is_file(), "{} is missing", path.display());
     path
 }
 
-/// Every `*.pgn` and `*.pgn.zst` file below `data_dir()`, sorted.
-pub fn data_files() -> Vec<PathBuf> {
+/// Every `*.pgn` and `*.pgn.zst` file below `samples_dir()`, sorted.
+pub fn sample_files() -> Vec<PathBuf> {
+    let files = pgn_files_below(&samples_dir());
+    assert!(
+        files.len() >= 20,
+        "expected the samples of testdata/real, found {} files",
+        files.len()
+    );
+    files
+}
+
+/// The samples at the top of `samples_dir()` and in `standard/`: the cuts
+/// of real archives, without the small edge files.
+pub fn sample_archives() -> Vec<PathBuf> {
+    let edge = samples_dir().join("edge");
+    sample_files()
+        .into_iter()
+        .filter(|path| !path.starts_with(&edge))
+        .collect()
+}
+
+/// The whole real-data corpus (see `../shared/data/README.md`), for the
+/// extended run.
+pub struct Corpus {
+    dir: PathBuf,
+}
+
+impl Corpus {
+    /// The corpus folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// A file of the corpus, by its path below `dir()`.
+    pub fn file(&self, relative: &str) -> PathBuf {
+        let path = self.dir.join(relative);
+        assert!(path.is_file(), "{} is missing", path.display());
+        path
+    }
+
+    /// Every `*.pgn` and `*.pgn.zst` file of the corpus, sorted.
+    pub fn files(&self) -> Vec<PathBuf> {
+        let files = pgn_files_below(&self.dir);
+        assert!(
+            files.len() > 100,
+            "expected the whole corpus in {}, found {} files",
+            self.dir.display(),
+            files.len()
+        );
+        files
+    }
+}
+
+/// The corpus: the folder `PGN960_CORPUS` names, else `../shared/data`
+/// beside the checkout when that is a folder, else `None`.
+///
+/// # Panics
+///
+/// When `PGN960_CORPUS` is set but names no folder: a run that asks for
+/// the corpus must not lose its tests silently.
+pub fn corpus() -> Option<Corpus> {
+    if let Some(named) = std::env::var_os(CORPUS_VAR).filter(|value| !value.is_empty()) {
+        let dir = std::path::absolute(PathBuf::from(&named))
+            .unwrap_or_else(|err| panic!("{CORPUS_VAR}={}: {err}", Path::new(&named).display()));
+        assert!(
+            dir.is_dir(),
+            "{CORPUS_VAR}={} names no folder: the corpus tests cannot run",
+            dir.display()
+        );
+        return Some(Corpus { dir });
+    }
+    let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
+    beside.is_dir().then_some(Corpus { dir: beside })
+}
+
+/// The corpus for the corpus test `test` (`module::name`); without a
+/// corpus, one line on stderr saying the test was skipped and how to run
+/// it, and `None`, on which the test returns.
+///
+/// The line goes straight to the process's stderr: `eprintln!` would be
+/// captured by the test harness and shown only for failing tests.
+pub fn corpus_or_skip(test: &str) -> Option<Corpus> {
+    // The harness names each test's thread after the test (but for a run
+    // on one thread): the name given must be the test's own.
+    if let Some(thread) = std::thread::current().name().filter(|name| *name != "main") {
+        assert_eq!(test, thread, "corpus_or_skip is given its test's name");
+    }
+    let corpus = corpus();
+    if corpus.is_none() {
+        let line = format!(
+            "skipped {test}: no corpus (set {CORPUS_VAR}=DIR, or put the corpus at \
+             ../shared/data; see README, Development)\n"
+        );
+        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    }
+    corpus
+}
+
+/// Every `*.pgn` and `*.pgn.zst` file below `dir`, sorted.
+pub fn pgn_files_below(dir: &Path) -> Vec<PathBuf> {
     fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
         let entries = fs::read_dir(dir).unwrap_or_else(|err| panic!("{}: {err}", dir.display()));
         for entry in entries {
@@ -50,13 +142,8 @@ pub fn data_files() -> Vec<PathBuf> {
         }
     }
     let mut files = Vec::new();
-    walk(&data_dir(), &mut files);
+    walk(dir, &mut files);
     files.sort();
-    assert!(
-        files.len() > 100,
-        "expected the whole data set, found {} files",
-        files.len()
-    );
     files
 }
 
@@ -75,13 +162,30 @@ pub fn read_pgn(path: &Path) -> Vec<u8> {
     }
 }
 
-/// A path relative to `data_dir()`, for messages.
+/// A real-data path for messages: `testdata/real/...` for a sample, the
+/// path below the corpus folder for a corpus file.
 pub fn short_name(path: &Path) -> String {
-    let dir = data_dir();
-    path.strip_prefix(&dir)
-        .unwrap_or(path)
-        .display()
-        .to_string()
+    if let Ok(relative) = path.strip_prefix(samples_dir()) {
+        return Path::new("testdata/real")
+            .join(relative)
+            .display()
+            .to_string();
+    }
+    corpus()
+        .and_then(|corpus| {
+            path.strip_prefix(corpus.dir())
+                .ok()
+                .map(|relative| relative.display().to_string())
+        })
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+/// The path of a real-data file below its root (the samples folder or the
+/// corpus): `edge/kokopu/...` either way.
+pub fn relative_name(path: &Path) -> String {
+    let name = short_name(path);
+    name.strip_prefix("testdata/real/")
+        .map_or_else(|| name.clone(), str::to_owned)
 }
 
 /// What one run of the binary did.

@@ -1,7 +1,8 @@
 //! Hardening: nothing an archive or the system can do makes `pgn960` lose
 //! or corrupt a byte, panic or hang.
 //!
-//! - Damaged archives: every file of `../shared/data`, truncated, with
+//! - Damaged archives: every real sample of `testdata/real/` (and every
+//!   file of the corpus, when it is there), truncated, with
 //!   bytes deleted, inserted, duplicated or flipped, goes through `tag`,
 //!   `stats` and `validate` (in-process, and a handful through the binary)
 //!   under a time limit, and `tag` stays byte-exact. Compressed files with
@@ -37,14 +38,16 @@ use pgn960::tag::{TagCounts, TagOptions, apply, tag_batch};
 use pgn960::validate::{ValidateOptions, validate_batch};
 
 use crate::common::{
-    bytes_diff, data_file, data_files, pgn960, read_pgn, short_name, strip_id_lines,
+    bytes_diff, corpus, corpus_or_skip, pgn960, read_pgn, sample_file, sample_files, short_name,
+    strip_id_lines,
 };
 
 /// The suffix of `tag --in-place`'s temporary files (`.NAME.XXXXXX.pgn960-tmp`).
 const TEMP_SUFFIX: &str = ".pgn960-tmp";
 const BIN: &str = env!("CARGO_BIN_EXE_pgn960");
 
-/// 200 MB once decompressed: a slice of it stands in for the whole.
+/// The corpus's archive of 200 MB once decompressed: a slice of it stands
+/// in for the whole.
 const BIG: &str = "real/tcec-frc-dfrc-all.pgn.zst";
 
 /// Time allowed for one damaged input through all checks (debug build);
@@ -256,8 +259,10 @@ const MAX_HUNG: usize = 4;
 /// A set of damaged inputs, each known by an id to parent and worker alike.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Suite {
-    /// Mutants of every shared data file; id `FILE.MUTANT`.
-    Sweep,
+    /// Mutants of every real sample; id `FILE.MUTANT`.
+    SweepSamples,
+    /// Mutants of every file of the corpus; id `FILE.MUTANT`.
+    SweepCorpus,
     /// `pathological_inputs()`; id the index.
     Pathological,
     /// Damaged compressed files in a directory; id the file name.
@@ -267,16 +272,22 @@ enum Suite {
 impl Suite {
     fn name(self) -> &'static str {
         match self {
-            Suite::Sweep => "sweep",
+            Suite::SweepSamples => "sweep-samples",
+            Suite::SweepCorpus => "sweep-corpus",
             Suite::Pathological => "pathological",
             Suite::Compressed => "compressed",
         }
     }
 
     fn from_name(name: &str) -> Option<Suite> {
-        [Suite::Sweep, Suite::Pathological, Suite::Compressed]
-            .into_iter()
-            .find(|suite| suite.name() == name)
+        [
+            Suite::SweepSamples,
+            Suite::SweepCorpus,
+            Suite::Pathological,
+            Suite::Compressed,
+        ]
+        .into_iter()
+        .find(|suite| suite.name() == name)
     }
 }
 
@@ -296,13 +307,13 @@ impl Cache {
     /// What the input `id` of `suite` is, and its bytes.
     fn unit(&mut self, suite: Suite, id: &str, dir: Option<&Path>) -> Mutant {
         match suite {
-            Suite::Sweep => {
+            Suite::SweepSamples | Suite::SweepCorpus => {
                 let (file, mutant) = id
                     .split_once('.')
                     .and_then(|(f, m)| Some((f.parse::<usize>().ok()?, m.parse::<usize>().ok()?)))
                     .expect("a sweep id is FILE.MUTANT");
                 if self.mutants.as_ref().is_none_or(|(f, _)| *f != file) {
-                    let samples = self.samples.get_or_insert_with(samples);
+                    let samples = self.samples.get_or_insert_with(|| samples(suite));
                     self.mutants = Some((file, mutants(&samples[file])));
                 }
                 let (_, mutants) = self.mutants.as_ref().expect("filled above");
@@ -324,7 +335,7 @@ impl Cache {
     fn check(&mut self, suite: Suite, id: &str, dir: Option<&Path>) -> Result<(), String> {
         match suite {
             Suite::Compressed => check_damaged_compressed(&dir.expect("a directory").join(id)),
-            Suite::Sweep | Suite::Pathological => {
+            Suite::SweepSamples | Suite::SweepCorpus | Suite::Pathological => {
                 let (_, data) = self.unit(suite, id, dir);
                 check_damaged(&data, seed_of(id))
             }
@@ -687,9 +698,9 @@ fn mutate(data: &mut Vec<u8>, mutation: Mutation, rng: &mut Rng) -> String {
     }
 }
 
-/// A file of the shared data as the damage tests see it: whole when small,
-/// else a slice (files of many megabytes would make the sweep too slow in
-/// a debug build; a slice starting mid-game is damage in itself).
+/// A real file as the damage tests see it: whole when small, else a slice
+/// (files of many megabytes would make the sweep too slow in a debug
+/// build; a slice starting mid-game is damage in itself).
 struct Sample {
     name: String,
     bytes: Vec<u8>,
@@ -702,8 +713,17 @@ const WINDOW: usize = 192 << 10;
 /// The slice of the 200 MB TCEC archive and of other files over 2 MB.
 const SLICE: usize = 3 << 20;
 
-fn samples() -> Vec<Sample> {
-    data_files()
+/// The real files of a sweep: the samples, or the files of the corpus.
+fn sweep_files(suite: Suite) -> Vec<PathBuf> {
+    match suite {
+        Suite::SweepSamples => sample_files(),
+        Suite::SweepCorpus => corpus().expect("the corpus, which the sweep found").files(),
+        _ => unreachable!("a sweep"),
+    }
+}
+
+fn samples(suite: Suite) -> Vec<Sample> {
+    sweep_files(suite)
         .into_iter()
         .map(|path| {
             let name = short_name(&path);
@@ -900,20 +920,36 @@ fn check_damaged(input: &[u8], seed: u64) -> Result<(), String> {
     Ok(())
 }
 
-/// Every file of the shared data, damaged in every listed way, through
-/// `tag`, `stats` and `validate` in-process, each input under a time limit.
+/// Every real sample, damaged in every listed way, through `tag`, `stats`
+/// and `validate` in-process, each input under a time limit.
 #[test]
-fn damaged_archives_never_panic_hang_or_change_a_byte() {
+fn damaged_samples_never_panic_hang_or_change_a_byte() {
+    sweep_damaged(Suite::SweepSamples);
+}
+
+/// The same for every file of the corpus.
+#[test]
+fn damaged_corpus_files_never_panic_hang_or_change_a_byte() {
+    if corpus_or_skip("hardening::damaged_corpus_files_never_panic_hang_or_change_a_byte").is_none()
+    {
+        return;
+    }
+    sweep_damaged(Suite::SweepCorpus);
+}
+
+/// Runs every mutant of every file of the sweep `suite`.
+fn sweep_damaged(suite: Suite) {
     let start = Instant::now();
-    let files = data_files().len();
+    let files = sweep_files(suite).len();
     let per_file = all_mutations().len() * ROUNDS;
     let ids: Vec<String> = (0..files)
         .flat_map(|f| (0..per_file).map(move |m| format!("{f}.{m}")))
         .collect();
-    let timings = run_in_children(Suite::Sweep, ids, None, MUTANT_LIMIT);
+    let timings = run_in_children(suite, ids, None, MUTANT_LIMIT);
     let slowest = timings.iter().max_by_key(|(_, took)| *took);
     eprintln!(
-        "damaged archives: {} inputs from {files} files in {:.1?} (slowest {slowest:?})",
+        "damaged archives ({}): {} inputs from {files} files in {:.1?} (slowest {slowest:?})",
+        suite.name(),
         timings.len(),
         start.elapsed()
     );
@@ -997,7 +1033,7 @@ fn pathological_inputs_finish_quickly() {
 /// the damaged stream still decodes, `tag` is byte-exact on what it decodes to.
 #[test]
 fn damaged_compressed_archives_end_cleanly() {
-    let plain = read_pgn(&data_file("real/tcec-s16-frc-sufi.pgn"));
+    let plain = read_pgn(&sample_file("tcec-s16-frc-sufi.pgn.zst"));
     let plain = &plain[..plain.len().min(256 << 10)];
     let dir = tempfile::tempdir().expect("a temporary directory");
     let mut jobs = Vec::new();
@@ -1155,9 +1191,9 @@ fn pipelined<T: Send>(
 fn damaged_archives_through_the_binary() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let picks = [
-        "real/tcec-s22-dfrc-unbust-bonus.pgn",
-        "real/chess960-events-headers.pgn",
-        "real/freestyle-vegas-broadcast.pgn",
+        "tcec-s22-dfrc-unbust-bonus.pgn.zst",
+        "chess960-events-headers-first300.pgn",
+        "freestyle-vegas-broadcast.pgn",
         "edge/pgn-extract/test-infiles-test-e.pgn",
         "edge/python-chess/data-pgn-cutechess-fischerrandom.pgn",
         "edge/pychess/testing-gamefiles-chess960rwch.pgn",
@@ -1165,7 +1201,7 @@ fn damaged_archives_through_the_binary() {
     let mut rng = Rng::new(960);
     let mut files = Vec::new();
     for (i, pick) in picks.iter().enumerate() {
-        let bytes = read_pgn(&data_file(pick));
+        let bytes = read_pgn(&sample_file(pick));
         let bytes = &bytes[..bytes.len().min(WINDOW)];
         for mutation in [
             Mutation::Many,
@@ -1376,9 +1412,21 @@ fn unzstd(bytes: &[u8]) -> Result<Vec<u8>, String> {
     zstd::stream::decode_all(bytes).map_err(|err| format!("not a valid zstd file: {err}"))
 }
 
-/// A plain archive of about 40 MB (TCEC games), for the kill tests.
+/// A plain archive of `len` bytes of TCEC games (the four TCEC samples
+/// over and over, the last game cut off), for the kill tests.
 fn big_plain_archive(len: usize) -> Vec<u8> {
-    big_slice(&data_file(BIG), 0, len)
+    let once: Vec<u8> = [
+        "tcec-s16-frc-sufi.pgn.zst",
+        "tcec-s22-dfrc-unbust-bonus.pgn.zst",
+        "tcec-s26-frc-no-castling-bonus.pgn.zst",
+        "tcec-s29-frd5-league-b-tiebreak.pgn",
+    ]
+    .iter()
+    .flat_map(|file| read_pgn(&sample_file(file)))
+    .collect();
+    let mut archive = once.repeat(len / once.len() + 1);
+    archive.truncate(len);
+    archive
 }
 
 /// `tag --in-place` killed at random moments on a 40 MB plain file: the
@@ -1804,7 +1852,7 @@ fn one_unreadable_file_among_many() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let a = dir.path().join("a.pgn");
     let b = dir.path().join("b.pgn");
-    let a_bytes = read_pgn(&data_file("real/tcec-s29-frd5-league-b-tiebreak.pgn"));
+    let a_bytes = read_pgn(&sample_file("tcec-s29-frd5-league-b-tiebreak.pgn"));
     let b_bytes = sample();
     fs::write(&a, &a_bytes).expect("writable");
     fs::write(&b, &b_bytes).expect("writable");

@@ -3,16 +3,18 @@
 //! The fixtures under `testdata/stats/` are small enough to count by hand,
 //! and every expected number below is worked out in a comment, so that a
 //! wrong formula in the tool cannot hide behind a test computed with the
-//! same formula. The real archives in `../shared/data` then check what
-//! hand computation cannot: that shards merge byte for byte, that thread
-//! count and compression change nothing, and that no archive in the wild
-//! stops a run.
+//! same formula. The real samples in `testdata/real/` (and the whole
+//! corpus, when it is there) then check what hand computation cannot: that
+//! shards merge byte for byte, that thread count and compression change
+//! nothing, and that no archive in the wild stops a run.
 
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
+
+use crate::common::{Corpus, corpus_or_skip, read_pgn, sample_archives, sample_file, samples_dir};
 
 /// What one run of the binary printed.
 struct Run {
@@ -69,17 +71,23 @@ fn fixture(name: &str) -> String {
         .to_string()
 }
 
-fn shared_data() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data")
-}
-
-fn real(name: &str) -> String {
-    shared_data()
-        .join("real")
-        .join(name)
+/// A file of the corpus's `real/`.
+fn real(corpus: &Corpus, name: &str) -> String {
+    corpus
+        .file(&format!("real/{name}"))
         .to_str()
         .expect("the data path is UTF-8")
         .to_string()
+}
+
+/// The bytes of the samples `names` (decompressed), one after the other,
+/// `times` over.
+fn samples_repeated(names: &[&str], times: usize) -> Vec<u8> {
+    let once: Vec<u8> = names
+        .iter()
+        .flat_map(|name| read_pgn(&sample_file(name)))
+        .collect();
+    once.repeat(times)
 }
 
 fn path_str(path: &Path) -> &str {
@@ -753,25 +761,51 @@ fn games_of(text: &str) -> Vec<&str> {
 
 #[test]
 fn merge_of_real_shards_equals_one_run_byte_for_byte() {
-    let names = [
+    let files = [
+        "tcec-s16-frc-sufi.pgn.zst",
+        "tcec-s26-frc-no-castling-bonus.pgn.zst",
+        "chess960-events-headers-first300.pgn",
+        "lichessbot-chess960-book-first200.pgn",
+    ]
+    .map(sample_file);
+    // Every game starts with an Event tag in these files: 20 + 24 + 300
+    // + 200 games.
+    merge_of_shards_equals_one_run(&files, 20 + 24 + 300 + 200);
+}
+
+#[test]
+fn merge_of_corpus_shards_equals_one_run_byte_for_byte() {
+    let Some(corpus) = corpus_or_skip("stats::merge_of_corpus_shards_equals_one_run_byte_for_byte")
+    else {
+        return;
+    };
+    let files = [
         "tcec-s16-frc-sufi.pgn",
         "tcec-s26-frc-no-castling-bonus.pgn",
         "chess960-events-headers.pgn",
         "lichessbot-chess960-book.pgn",
-    ];
+    ]
+    .map(|name| corpus.file(&format!("real/{name}")));
+    // Every game starts with an Event tag in these files: 20 + 24 + 4444
+    // + 1001 games.
+    merge_of_shards_equals_one_run(&files, 20 + 24 + 4444 + 1001);
+}
+
+/// The games of `files` dealt round-robin into three shards: `stats` of
+/// each shard, merged, is byte for byte `stats` of all three in one run.
+fn merge_of_shards_equals_one_run(files: &[PathBuf], game_count: u64) {
     let mut text = String::new();
-    for name in names {
-        let file = fs::read_to_string(real(name)).expect("the real archives are readable");
+    for file in files {
+        let file = String::from_utf8(read_pgn(file)).expect("the real archives are UTF-8");
         text.push_str(&file);
         if !text.ends_with("\n\n") {
             text.push('\n');
         }
     }
-    // Every game starts with an Event tag in these files: 20 + 24 + 4444
-    // + 1001 games. Dealing them round-robin puts the games of most
-    // positions into every shard, so the merge has real sums to add.
+    // Dealing the games round-robin puts the games of most positions into
+    // every shard, so the merge has real sums to add.
     let games = games_of(&text);
-    assert_eq!(games.len(), 20 + 24 + 4444 + 1001);
+    assert_eq!(games.len() as u64, game_count);
     let dir = tempfile::tempdir().expect("a temporary directory");
     let mut shards: Vec<String> = Vec::new();
     for i in 0..3 {
@@ -798,8 +832,8 @@ fn merge_of_real_shards_equals_one_run_byte_for_byte() {
         let mut one_run = options.to_vec();
         one_run.extend(shards.iter().map(String::as_str));
         let one_run = stats_ok(&one_run);
-        assert_eq!(read, 5489, "{label}: the shards hold every game once");
-        assert_eq!(summary(&one_run.stderr).read, 5489, "{label}");
+        assert_eq!(read, game_count, "{label}: the shards hold every game once");
+        assert_eq!(summary(&one_run.stderr).read, game_count, "{label}");
         // `--all-positions` is a property of the writing, so it is given
         // to the merge again; grouping comes from the CSVs.
         let merged_out = dir.path().join("merged.csv");
@@ -916,17 +950,49 @@ fn compression_and_standard_input_change_nothing() {
     }
 }
 
-/// The big TCEC archive runs twice, and only here: it also stands in for
-/// the archive in `every_real_archive_is_counted`.
+/// The four TCEC samples twice over, as one plain file of more than
+/// 2 MiB (split on several threads at once, in batches of 1 MiB): 112
+/// games, 20 of them Double FRC (`grep -c '^\[Event '`; s22 is all Double
+/// FRC).
 #[test]
-fn thread_count_changes_nothing_on_the_tcec_archive() {
-    let path = real("tcec-frc-dfrc-all.pgn.zst");
+fn thread_count_changes_nothing_on_the_tcec_samples() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("tcec.pgn");
+    let bytes = samples_repeated(
+        &[
+            "tcec-s16-frc-sufi.pgn.zst",
+            "tcec-s22-dfrc-unbust-bonus.pgn.zst",
+            "tcec-s26-frc-no-castling-bonus.pgn.zst",
+            "tcec-s29-frd5-league-b-tiebreak.pgn",
+        ],
+        2,
+    );
+    assert!(bytes.len() > 2 << 20);
+    fs::write(&path, bytes).expect("temporary file written");
+    assert_thread_count_changes_nothing(path_str(&path), 112, 20);
+}
+
+/// The big TCEC archive of the corpus runs twice, and only here: it also
+/// stands in for the archive in `every_corpus_archive_is_counted`.
+#[test]
+fn thread_count_changes_nothing_on_the_corpus_tcec_archive() {
+    let Some(corpus) =
+        corpus_or_skip("stats::thread_count_changes_nothing_on_the_corpus_tcec_archive")
+    else {
+        return;
+    };
+    // 5,232 games, 1,554 of them Double FRC, as `../shared/data/README.md`
+    // lists and as `pgn960 tag` reports (not run here: the file takes half
+    // a minute in a debug build).
+    assert_thread_count_changes_nothing(&real(&corpus, "tcec-frc-dfrc-all.pgn.zst"), 5232, 1554);
+}
+
+/// `stats` at one and two threads writes the same of `path`, which has
+/// `games` games, `double_frc` of them Double FRC.
+fn assert_thread_count_changes_nothing(path: &str, games: u64, double_frc: u64) {
     let [one, two] = std::thread::scope(|scope| {
         ["1", "2"]
-            .map(|threads| {
-                let path = path.as_str();
-                scope.spawn(move || stats_ok(&["--threads", threads, path]))
-            })
+            .map(|threads| scope.spawn(move || stats_ok(&["--threads", threads, path])))
             .map(|handle| handle.join().expect("the run thread does not panic"))
     });
     assert!(
@@ -935,12 +1001,9 @@ fn thread_count_changes_nothing_on_the_tcec_archive() {
     );
     assert_eq!(summary(&one.stderr), summary(&two.stderr));
 
-    // 5,232 games, 1,554 of them Double FRC, as `../shared/data/README.md`
-    // lists and as `pgn960 tag` reports (not run here: the file takes half
-    // a minute in a debug build).
     let summary = summary(&one.stderr);
-    assert_eq!(summary.read, 5232);
-    assert_eq!(summary.double_frc, 1554);
+    assert_eq!(summary.read, games);
+    assert_eq!(summary.double_frc, double_frc);
     assert_eq!(
         summary.counted,
         summary.read - summary.double_frc - summary.set_up - summary.standard - summary.unreadable
@@ -951,38 +1014,84 @@ fn thread_count_changes_nothing_on_the_tcec_archive() {
     assert_eq!(csv.rows.len() as u64, summary.rows);
 }
 
-/// Grouped rows come from many batches too (1 MiB each, so the 1.7 MB
-/// events file alone makes two).
+/// Grouped rows come from many batches too (1 MiB each): the 300 event
+/// headers of the sample eighteen times over (2.1 MB, a plain file split
+/// on several threads) and the 200 book games.
 #[test]
 fn thread_count_changes_nothing_when_grouped() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let events = dir.path().join("events.pgn");
+    let bytes = samples_repeated(&["chess960-events-headers-first300.pgn"], 18);
+    assert!(bytes.len() > 2 << 20);
+    fs::write(&events, bytes).expect("temporary file written");
+    let book = sample_file("lichessbot-chess960-book-first200.pgn");
+    assert_grouped_thread_count_changes_nothing(
+        &[path_str(&events), path_str(&book)],
+        300 * 18 + 200,
+    );
+}
+
+/// The same on the corpus's events files (the 1.7 MB events file alone
+/// makes two batches) and its whole book.
+#[test]
+fn thread_count_changes_nothing_when_grouped_on_the_corpus() {
+    let Some(corpus) =
+        corpus_or_skip("stats::thread_count_changes_nothing_when_grouped_on_the_corpus")
+    else {
+        return;
+    };
     let inputs = [
-        real("chess960-events-headers.pgn"),
-        real("freestyle-events-headers.pgn"),
-        real("lichessbot-chess960-book.pgn"),
+        real(&corpus, "chess960-events-headers.pgn"),
+        real(&corpus, "freestyle-events-headers.pgn"),
+        real(&corpus, "lichessbot-chess960-book.pgn"),
     ];
+    let inputs: Vec<&str> = inputs.iter().map(String::as_str).collect();
+    assert_grouped_thread_count_changes_nothing(&inputs, 4444 + 983 + 1001);
+}
+
+/// `stats --group-by Event` over `inputs` writes the same at one and two
+/// threads, and counts `games` games.
+fn assert_grouped_thread_count_changes_nothing(inputs: &[&str], games: u64) {
     let run = |threads: &str| {
         let mut args = vec!["--group-by", "Event", "--threads", threads, "-q"];
-        args.extend(inputs.iter().map(String::as_str));
+        args.extend_from_slice(inputs);
         stats_ok(&args).stdout
     };
     let one = run("1");
     assert!(one == run("2"), "--threads 1 and --threads 2 differ");
-    assert_eq!(Csv::parse(&one).sum("games"), 4444 + 983 + 1001);
+    assert_eq!(Csv::parse(&one).sum("games"), games);
 }
 
 #[test]
-fn every_real_archive_is_counted() {
-    let mut paths: Vec<PathBuf> = fs::read_dir(shared_data().join("real"))
-        .expect("../shared/data/real is readable")
+fn every_sample_archive_is_counted() {
+    let paths = sample_archives();
+    assert!(paths.len() >= 8, "{paths:?}");
+    count_every_archive(&paths);
+}
+
+#[test]
+fn every_corpus_archive_is_counted() {
+    let Some(corpus) = corpus_or_skip("stats::every_corpus_archive_is_counted") else {
+        return;
+    };
+    let mut paths: Vec<PathBuf> = fs::read_dir(corpus.dir().join("real"))
+        .expect("the corpus's real/ is readable")
         .map(|entry| entry.expect("a directory entry").path())
+        .filter(|path| {
+            // thread_count_changes_nothing_on_the_corpus_tcec_archive
+            !path.ends_with("tcec-frc-dfrc-all.pgn.zst")
+        })
         .collect();
     paths.sort();
-    assert!(paths.len() >= 10, "{paths:?}");
-    for path in &paths {
+    assert!(paths.len() >= 9, "{paths:?}");
+    count_every_archive(&paths);
+}
+
+/// `stats` on each of `paths` reads the games `tag` reads and counts or
+/// skips each once.
+fn count_every_archive(paths: &[PathBuf]) {
+    for path in paths {
         let name = path.file_name().and_then(|n| n.to_str()).expect("a name");
-        if name == "tcec-frc-dfrc-all.pgn.zst" {
-            continue; // thread_count_changes_nothing_on_the_tcec_archive
-        }
         let path = path_str(path);
         let run = stats_ok(&[path]);
         let summary = summary(&run.stderr);
@@ -1009,7 +1118,7 @@ fn every_real_archive_is_counted() {
                 assert_eq!(summary.set_up, 126_113);
             }
             // Double FRC only: no rows.
-            "tcec-s22-dfrc-unbust-bonus.pgn" => {
+            "tcec-s22-dfrc-unbust-bonus.pgn" | "tcec-s22-dfrc-unbust-bonus.pgn.zst" => {
                 assert!(csv.rows.is_empty());
                 assert_eq!(summary.double_frc, 10);
             }
@@ -1019,14 +1128,29 @@ fn every_real_archive_is_counted() {
 }
 
 #[test]
-fn every_edge_file_runs_without_panic() {
+fn every_edge_sample_runs_without_panic() {
+    let files = run_every_edge_file(&samples_dir().join("edge"));
+    assert!(files >= 17, "only {files} edge samples");
+}
+
+#[test]
+fn every_corpus_edge_file_runs_without_panic() {
+    let Some(corpus) = corpus_or_skip("stats::every_corpus_edge_file_runs_without_panic") else {
+        return;
+    };
+    let files = run_every_edge_file(&corpus.dir().join("edge"));
+    assert!(files > 100, "only {files} edge files");
+}
+
+/// Runs `stats` over every file of each folder of `edge`; returns how many
+/// files there were.
+fn run_every_edge_file(edge: &Path) -> usize {
     // One run per folder keeps this quick (a debug process per file costs
     // seconds in all). Each input is read by a pipeline of its own, so a
     // folder run fails exactly when one of its files does; the files are
     // then run one by one to name the culprit.
-    let edge = shared_data().join("edge");
     let mut files = 0;
-    for dir in fs::read_dir(&edge).expect("../shared/data/edge is readable") {
+    for dir in fs::read_dir(edge).expect("the edge folder is readable") {
         let dir = dir.expect("a directory entry").path();
         let mut paths: Vec<PathBuf> = fs::read_dir(&dir)
             .expect("an edge folder is readable")
@@ -1057,7 +1181,7 @@ fn every_edge_file_runs_without_panic() {
         let summary = summary(&run.stderr);
         assert_eq!(Csv::parse(&run.stdout).sum("games"), summary.counted);
     }
-    assert!(files > 100, "only {files} edge files");
+    files
 }
 
 /// `pgn960 stats ... | head` must end quietly, as `tag` and `table` do.

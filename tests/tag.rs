@@ -1,6 +1,7 @@
-//! `pgn960 tag` run as a user runs it: over every file of the shared real
-//! data, on the hand-written fixtures in `testdata/tag/`, and through each
-//! way of giving inputs and outputs.
+//! `pgn960 tag` run as a user runs it: over every real sample of
+//! `testdata/real/` (and every file of the corpus, when it is there), on
+//! the hand-written fixtures in `testdata/tag/`, and through each way of
+//! giving inputs and outputs.
 //!
 //! The invariant behind most checks: removing the id tags from input and
 //! output leaves identical bytes (`strip_id_lines`), tagging twice changes
@@ -13,12 +14,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, Stdio};
 
 use crate::common::{
-    Run, Summary, assert_same_bytes, bytes_diff, data_dir, data_file, data_files, lines, pgn960,
-    read_pgn, short_name, strip_id_lines,
+    Corpus, Run, Summary, assert_same_bytes, bytes_diff, corpus_or_skip, lines, pgn960, read_pgn,
+    relative_name, sample_archives, sample_file, sample_files, short_name, strip_id_lines,
 };
 
-/// 200 MB once decompressed: too slow in a debug build for the sweeps, so
-/// it gets one test of its own.
+/// The corpus's 200 MB archive (once decompressed): too slow in a debug
+/// build for the sweeps, so it gets one test of its own.
 const BIG: &str = "real/tcec-frc-dfrc-all.pgn.zst";
 
 const DEFAULT: &[&str] = &[];
@@ -66,16 +67,11 @@ fn check_summary(pass: &Pass, tags_per_game: u64) {
     );
 }
 
-/// Tags every data file but the big one, one run per file, and checks
-/// byte-exactness; then checks, with one run over all files each, that
-/// `--threads 1` gives the same bytes and that tagging the outputs again
-/// changes nothing.
-fn sweep(options: &[&str]) -> Vec<Pass> {
+/// Tags each of `files`, one run per file, and checks byte-exactness;
+/// then checks, with one run over all files each, that `--threads 1` gives
+/// the same bytes and that tagging the outputs again changes nothing.
+fn sweep(files: Vec<PathBuf>, options: &[&str]) -> Vec<Pass> {
     let tags_per_game = if options.contains(&"--fritz9") { 2 } else { 1 };
-    let files: Vec<PathBuf> = data_files()
-        .into_iter()
-        .filter(|file| !file.ends_with(BIG))
-        .collect();
     let mut passes = Vec::new();
     for file in files {
         let name = short_name(&file);
@@ -174,8 +170,19 @@ fn assert_concatenation(got: &[u8], passes: &[Pass], what: &str) {
     assert_eq!(at, got.len(), "{what}: bytes after the last file's part");
 }
 
+/// Every file of the corpus but the big archive.
+fn corpus_files_but_the_big_one(corpus: &Corpus) -> Vec<PathBuf> {
+    let big = corpus.file(BIG);
+    corpus
+        .files()
+        .into_iter()
+        .filter(|file| *file != big)
+        .collect()
+}
+
 /// What a user would notice on the real archives (counts from
-/// `../shared/data/README.md`, checked against `grep -c '^\[Event '`).
+/// `../shared/data/README.md` and `testdata/README.md`, checked against
+/// `grep -c '^\[Event '`).
 struct Expect {
     file: &'static str,
     games: u64,
@@ -184,6 +191,67 @@ struct Expect {
     set_up: u64,
 }
 
+/// The samples of `testdata/real/`.
+const SAMPLES: &[Expect] = &[
+    Expect {
+        file: "chess960-events-headers-first300.pgn",
+        games: 300,
+        added: 300,
+        double_frc: 0,
+        set_up: 0,
+    },
+    Expect {
+        file: "freestyle-vegas-broadcast.pgn",
+        games: 4,
+        added: 4,
+        double_frc: 0,
+        set_up: 0,
+    },
+    Expect {
+        file: "lichessbot-chess960-book-first200.pgn",
+        games: 200,
+        added: 200,
+        double_frc: 0,
+        set_up: 0,
+    },
+    Expect {
+        file: "tcec-s16-frc-sufi.pgn.zst",
+        games: 20,
+        added: 20,
+        double_frc: 0,
+        set_up: 0,
+    },
+    Expect {
+        file: "tcec-s22-dfrc-unbust-bonus.pgn.zst",
+        games: 10,
+        added: 0,
+        double_frc: 10,
+        set_up: 0,
+    },
+    Expect {
+        file: "tcec-s26-frc-no-castling-bonus.pgn.zst",
+        games: 24,
+        added: 24,
+        double_frc: 0,
+        set_up: 0,
+    },
+    Expect {
+        file: "tcec-s29-frd5-league-b-tiebreak.pgn",
+        games: 2,
+        added: 2,
+        double_frc: 0,
+        set_up: 0,
+    },
+    Expect {
+        file: "standard/lichess_db_1000k-first300.pgn.zst",
+        games: 300,
+        added: 0,
+        double_frc: 0,
+        set_up: 0,
+    },
+];
+
+/// The corpus (`../shared/data/README.md`).
 const REAL: &[Expect] = &[
     Expect {
         file: "real/chess960-events-headers.pgn",
@@ -266,7 +334,8 @@ const REAL: &[Expect] = &[
 ];
 
 /// Files where counting tag sections (below) does not give the number of
-/// games the splitter sees, each checked by hand.
+/// games the splitter sees, each checked by hand (by their path below the
+/// corpus or the samples folder).
 const COUNT_EXCEPTIONS: &[(&str, u64, &str)] = &[
     (
         "edge/kokopu/test-resources-pgns-syntactic-error-4-database.pgn",
@@ -328,10 +397,24 @@ fn tag_section_starts(bytes: &[u8]) -> u64 {
 }
 
 #[test]
-fn every_data_file_with_default_options() {
-    let passes = sweep(DEFAULT);
+fn every_sample_file_with_default_options() {
+    let passes = sweep(sample_files(), DEFAULT);
+    check_default_passes(&passes, SAMPLES);
+}
 
-    for expect in REAL {
+#[test]
+fn every_corpus_file_with_default_options() {
+    let Some(corpus) = corpus_or_skip("tag::every_corpus_file_with_default_options") else {
+        return;
+    };
+    let passes = sweep(corpus_files_but_the_big_one(&corpus), DEFAULT);
+    check_default_passes(&passes, REAL);
+}
+
+/// The summaries of `passes` against `expectations`, and every file's game
+/// count against an independent count.
+fn check_default_passes(passes: &[Pass], expectations: &[Expect]) {
+    for expect in expectations {
         let pass = passes
             .iter()
             .find(|p| p.file.ends_with(expect.file))
@@ -353,11 +436,12 @@ fn every_data_file_with_default_options() {
 
     // The splitter's count against an independent one, on every file.
     let mut disagreements = Vec::new();
-    for pass in &passes {
+    for pass in passes {
         let name = short_name(&pass.file);
+        let relative = relative_name(&pass.file);
         let expected = COUNT_EXCEPTIONS
             .iter()
-            .find(|(file, _, _)| *file == name)
+            .find(|(file, _, _)| *file == relative)
             .map_or_else(|| tag_section_starts(&pass.input), |(_, games, _)| *games);
         if pass.summary.games != expected {
             disagreements.push(format!(
@@ -370,9 +454,26 @@ fn every_data_file_with_default_options() {
 }
 
 #[test]
-fn every_data_file_with_include_standard_and_fritz9() {
-    let passes = sweep(STANDARD_AND_FRITZ9);
-    // Every game of the standard archives has tags, so every one gets 518.
+fn every_sample_file_with_include_standard_and_fritz9() {
+    let passes = sweep(sample_files(), STANDARD_AND_FRITZ9);
+    check_standard_passes(&passes);
+    assert_all_518(&passes, "standard/lichess_db_1000k-first300.pgn.zst");
+}
+
+#[test]
+fn every_corpus_file_with_include_standard_and_fritz9() {
+    let Some(corpus) = corpus_or_skip("tag::every_corpus_file_with_include_standard_and_fritz9")
+    else {
+        return;
+    };
+    let passes = sweep(corpus_files_but_the_big_one(&corpus), STANDARD_AND_FRITZ9);
+    check_standard_passes(&passes);
+    assert_all_518(&passes, "standard/twic1599_1000k.pgn");
+}
+
+/// Every game of the standard archives has tags, so every one gets 518.
+fn check_standard_passes(passes: &[Pass]) {
+    let mut standard = 0;
     for pass in passes
         .iter()
         .filter(|p| p.file.parent().is_some_and(|d| d.ends_with("standard")))
@@ -384,26 +485,36 @@ fn every_data_file_with_include_standard_and_fritz9() {
             "{}: {s:?}",
             short_name(&pass.file)
         );
+        standard += 1;
     }
-    let twic = passes
+    assert!(standard > 0, "a standard archive is among the files");
+}
+
+/// Every game of the standard archive `file` got 518 and Fritz9's 359.
+fn assert_all_518(passes: &[Pass], file: &str) {
+    let pass = passes
         .iter()
-        .find(|p| p.file.ends_with("standard/twic1599_1000k.pgn"))
-        .expect("twic1599 is in the data set");
+        .find(|p| p.file.ends_with(file))
+        .unwrap_or_else(|| panic!("{file} is in the data set"));
+    assert!(pass.summary.chess960 > 0, "{file}: {:?}", pass.summary);
     assert_eq!(
-        count(&twic.output, b"[Chess960Id \"518\"]"),
-        twic.summary.chess960
+        count(&pass.output, b"[Chess960Id \"518\"]"),
+        pass.summary.chess960
     );
     assert_eq!(
-        count(&twic.output, b"[Chess960Fritz9Id \"359\"]"),
-        twic.summary.chess960
+        count(&pass.output, b"[Chess960Fritz9Id \"359\"]"),
+        pass.summary.chess960
     );
 }
 
 /// The 200 MB archive, once: default options, two threads, byte-exact,
 /// and tagging it again (through standard input) changes nothing.
 #[test]
-fn the_big_archive() {
-    let file = data_file(BIG);
+fn the_big_corpus_archive() {
+    let Some(corpus) = corpus_or_skip("tag::the_big_corpus_archive") else {
+        return;
+    };
+    let file = corpus.file(BIG);
     let path = file.to_str().expect("data paths are UTF-8");
     let run = pgn960(&["tag", "--threads", "2", path], None);
     let s = run.summary();
@@ -457,7 +568,7 @@ fn ids_and_fens(output: &[u8]) -> Vec<(String, String)> {
 
 /// Each game's id is what `pgn960 id` says of its FEN.
 fn assert_ids_match_fens(file: &str, games: usize) {
-    let run = pgn960(&["tag", data_file(file).to_str().expect("UTF-8")], None);
+    let run = pgn960(&["tag", sample_file(file).to_str().expect("UTF-8")], None);
     let output = run.ok(file);
     let pairs = ids_and_fens(&output);
     assert_eq!(pairs.len(), games, "{file}: games with an id and a FEN");
@@ -472,8 +583,8 @@ fn assert_ids_match_fens(file: &str, games: usize) {
 
 #[test]
 fn tcec_s16_gets_20_ids_that_match_their_fens() {
-    let file = "real/tcec-s16-frc-sufi.pgn";
-    let run = pgn960(&["tag", data_file(file).to_str().expect("UTF-8")], None);
+    let file = "tcec-s16-frc-sufi.pgn.zst";
+    let run = pgn960(&["tag", sample_file(file).to_str().expect("UTF-8")], None);
     let s = run.summary();
     assert_eq!((s.games, s.added), (20, 20));
     assert_ids_match_fens(file, 20);
@@ -492,7 +603,7 @@ fn tcec_s16_gets_20_ids_that_match_their_fens() {
 
 #[test]
 fn double_frc_archive_is_left_as_it_is() {
-    let file = data_file("real/tcec-s22-dfrc-unbust-bonus.pgn");
+    let file = sample_file("tcec-s22-dfrc-unbust-bonus.pgn.zst");
     let run = pgn960(&["tag", file.to_str().expect("UTF-8")], None);
     let s = run.summary();
     assert_eq!((s.games, s.double_frc, s.added), (10, 10, 0));
@@ -505,22 +616,22 @@ fn double_frc_archive_is_left_as_it_is() {
 
 #[test]
 fn games_without_a_variant_tag_still_get_ids() {
-    let file = "real/tcec-s29-frd5-league-b-tiebreak.pgn";
-    assert_eq!(count(&read_pgn(&data_file(file)), b"[Variant"), 0);
+    let file = "tcec-s29-frd5-league-b-tiebreak.pgn";
+    assert_eq!(count(&read_pgn(&sample_file(file)), b"[Variant"), 0);
     assert_ids_match_fens(file, 2);
 }
 
 #[test]
 fn broadcast_with_two_fen_tags_per_game_is_tagged() {
-    let file = "real/freestyle-vegas-broadcast.pgn";
-    let input = read_pgn(&data_file(file));
+    let file = "freestyle-vegas-broadcast.pgn";
+    let input = read_pgn(&sample_file(file));
     assert_eq!(count(&input, b"\n[FEN "), 8, "two FEN tags per game");
     assert_ids_match_fens(file, 4);
 }
 
 #[test]
 fn chessbase_blank_line_in_the_tag_section_is_one_game() {
-    let file = data_file("edge/python-chess/data-pgn-chessbase-empty-line.pgn");
+    let file = sample_file("edge/python-chess/data-pgn-chessbase-empty-line.pgn");
     let input = read_pgn(&file);
     let mut reader = pgn960::split::GameReader::new(&input[..]);
     let batch = reader
@@ -634,12 +745,12 @@ fn compress(format: &str, bytes: &[u8]) -> Vec<u8> {
 fn compression_and_standard_input_do_not_change_the_output() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     for file in [
-        "real/tcec-s16-frc-sufi.pgn",
-        "real/freestyle-vegas-broadcast.pgn",
+        "tcec-s16-frc-sufi.pgn.zst",
+        "freestyle-vegas-broadcast.pgn",
         // CRLF line endings.
         "edge/pychess/testing-gamefiles-chess960rwch.pgn",
     ] {
-        let path = data_file(file);
+        let path = sample_file(file);
         let plain = read_pgn(&path);
         let expected = pgn960(&["tag", path.to_str().expect("UTF-8")], None).ok(file);
         assert_ne!(expected, plain, "{file} gets ids");
@@ -720,12 +831,42 @@ fn every_game_of_a_large_crlf_archive_gets_its_id_after_its_tags() {
 /// A plain file of 2 MiB or more is split on several threads at once, from
 /// `[Event` lines where a game certainly begins: every command must write
 /// what one thread (which splits front to back) writes, and `tag` what it
-/// writes for the same bytes from a pipe. The file: 16 MB of the TCEC
-/// archive (long games, long comments), the CRLF archive (tiny games) and
-/// every real plain archive (tag sections only among them).
+/// writes for the same bytes from a pipe. The file: 16 MB of TCEC games
+/// (long games, long comments; here the four TCEC samples over and over),
+/// the CRLF archive (tiny games) and every real sample but the standard
+/// and edge ones (tag sections only among them).
 #[test]
 fn a_plain_file_split_on_several_threads_gives_what_one_thread_gives() {
-    let big = read_pgn(&data_file(BIG));
+    let tcec: Vec<u8> = [
+        "tcec-s16-frc-sufi.pgn.zst",
+        "tcec-s22-dfrc-unbust-bonus.pgn.zst",
+        "tcec-s26-frc-no-castling-bonus.pgn.zst",
+        "tcec-s29-frd5-league-b-tiebreak.pgn",
+    ]
+    .iter()
+    .flat_map(|file| read_pgn(&sample_file(file)))
+    .collect();
+    let mut archive = tcec.repeat(16_000_000 / tcec.len() + 1);
+    archive.extend(crlf_archive());
+    let standard = sample_file("standard/lichess_db_1000k-first300.pgn.zst");
+    for file in sample_archives() {
+        if file != standard {
+            archive.extend(read_pgn(&file));
+        }
+    }
+    assert_split_on_threads_is_split_by_one(&archive);
+}
+
+/// The same with the corpus: 16 MB of its big TCEC archive, the CRLF
+/// archive, and every plain archive of its `real/`.
+#[test]
+fn a_plain_file_of_the_corpus_split_on_several_threads_gives_what_one_thread_gives() {
+    let Some(corpus) = corpus_or_skip(
+        "tag::a_plain_file_of_the_corpus_split_on_several_threads_gives_what_one_thread_gives",
+    ) else {
+        return;
+    };
+    let big = read_pgn(&corpus.file(BIG));
     let cut = 16_000_000
         + big[16_000_000..]
             .windows(8)
@@ -735,14 +876,20 @@ fn a_plain_file_split_on_several_threads_gives_what_one_thread_gives() {
     let mut archive = big[..cut].to_vec();
     drop(big);
     archive.extend(crlf_archive());
-    for file in data_files() {
-        if file.starts_with(data_dir().join("real")) && file.extension() == Some("pgn".as_ref()) {
+    for file in corpus.files() {
+        if file.starts_with(corpus.dir().join("real")) && file.extension() == Some("pgn".as_ref()) {
             archive.extend(fs::read(&file).expect("data file readable"));
         }
     }
+    assert_split_on_threads_is_split_by_one(&archive);
+}
+
+/// `tag`, `stats` and `validate` write the same at one, two and three
+/// threads on `archive` as a plain file, and `tag` the same from a pipe.
+fn assert_split_on_threads_is_split_by_one(archive: &[u8]) {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let path = dir.path().join("mixed.pgn");
-    fs::write(&path, &archive).expect("writable");
+    fs::write(&path, archive).expect("writable");
     let path = utf8(&path);
     for command in [
         &["tag"][..],
@@ -771,7 +918,7 @@ fn a_plain_file_split_on_several_threads_gives_what_one_thread_gives() {
             );
         }
         if command == ["tag"] {
-            let piped = pgn960(&["tag"], Some(&archive)).ok("tag < mixed.pgn");
+            let piped = pgn960(&["tag"], Some(archive)).ok("tag < mixed.pgn");
             assert_same_bytes(&piped, &one.stdout, "the mixed archive through a pipe");
         }
     }
@@ -780,11 +927,11 @@ fn a_plain_file_split_on_several_threads_gives_what_one_thread_gives() {
 // ---------------------------------------------------------------------------
 // Command-line behaviour
 
-/// A copy of a real file in a fresh temporary directory.
+/// A copy of a real sample, decompressed, in a fresh temporary directory.
 fn scratch_copy(file: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let path = dir.path().join("games.pgn");
-    fs::write(&path, read_pgn(&data_file(file))).expect("a writable temporary directory");
+    fs::write(&path, read_pgn(&sample_file(file))).expect("a writable temporary directory");
     (dir, path)
 }
 
@@ -802,7 +949,7 @@ fn error_lines(run: &Run) -> Vec<&str> {
 
 #[test]
 fn output_file_gets_what_stdout_gets() {
-    let (dir, input) = scratch_copy("real/tcec-s16-frc-sufi.pgn");
+    let (dir, input) = scratch_copy("tcec-s16-frc-sufi.pgn.zst");
     let to_stdout = pgn960(&["tag", utf8(&input)], None).ok("tag to stdout");
     let out = dir.path().join("out.pgn");
     let run = pgn960(&["tag", utf8(&input), "-o", utf8(&out)], None);
@@ -816,7 +963,7 @@ fn output_file_gets_what_stdout_gets() {
 
 #[test]
 fn check_reports_without_writing() {
-    let (dir, input) = scratch_copy("real/tcec-s16-frc-sufi.pgn");
+    let (dir, input) = scratch_copy("tcec-s16-frc-sufi.pgn.zst");
     let run = pgn960(&["tag", "--check", utf8(&input)], None);
     assert_eq!(
         run.code, 1,
@@ -870,7 +1017,7 @@ fn names_in(dir: &Path) -> Vec<String> {
 #[test]
 fn in_place_rewrites_plain_and_zstd_and_leaves_tagged_files_alone() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let source = data_file("real/tcec-s16-frc-sufi.pgn");
+    let source = sample_file("tcec-s16-frc-sufi.pgn.zst");
     let plain = read_pgn(&source);
     let tagged = pgn960(&["tag", utf8(&source)], None).ok("tag");
 
@@ -936,7 +1083,7 @@ fn in_place_through_a_symlink_rewrites_its_target() {
     let (real_dir, link_dir) = (dir.path().join("real"), dir.path().join("links"));
     fs::create_dir(&real_dir).expect("mkdir");
     fs::create_dir(&link_dir).expect("mkdir");
-    let source = data_file("real/tcec-s16-frc-sufi.pgn");
+    let source = sample_file("tcec-s16-frc-sufi.pgn.zst");
     let tagged = pgn960(&["tag", utf8(&source)], None).ok("tag");
     let target = real_dir.join("games.pgn");
     let link = link_dir.join("games.pgn");
@@ -959,7 +1106,7 @@ fn in_place_through_a_symlink_rewrites_its_target() {
 #[test]
 fn in_place_on_a_damaged_file_leaves_it_intact() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let plain = read_pgn(&data_file("real/tcec-s16-frc-sufi.pgn"));
+    let plain = read_pgn(&sample_file("tcec-s16-frc-sufi.pgn.zst"));
     let packed = compress("zstd", &plain);
     let damaged = &packed[..packed.len() / 2];
     let path = dir.path().join("cut.pgn.zst");
@@ -986,7 +1133,7 @@ fn in_place_refuses_standard_input() {
 
 #[test]
 fn output_that_is_an_input_is_refused() {
-    let (dir, input) = scratch_copy("real/tcec-s16-frc-sufi.pgn");
+    let (dir, input) = scratch_copy("tcec-s16-frc-sufi.pgn.zst");
     let before = fs::read(&input).expect("the copy");
     let other_spelling = dir.path().join(".").join("games.pgn");
     let mut spellings = vec![input.clone(), other_spelling];
@@ -1015,7 +1162,7 @@ fn output_that_is_an_input_is_refused() {
 #[cfg(unix)]
 #[test]
 fn output_that_is_a_hard_link_to_an_input_is_refused() {
-    let (dir, input) = scratch_copy("real/tcec-s16-frc-sufi.pgn");
+    let (dir, input) = scratch_copy("tcec-s16-frc-sufi.pgn.zst");
     let before = fs::read(&input).expect("the copy");
     let link = dir.path().join("hard-link.pgn");
     fs::hard_link(&input, &link).expect("a hard link");
@@ -1030,7 +1177,7 @@ fn output_that_is_a_hard_link_to_an_input_is_refused() {
 
 #[test]
 fn a_missing_input_does_not_stop_the_others() {
-    let (dir, input) = scratch_copy("real/tcec-s16-frc-sufi.pgn");
+    let (dir, input) = scratch_copy("tcec-s16-frc-sufi.pgn.zst");
     let missing = dir.path().join("missing.pgn");
     let alone = pgn960(&["tag", utf8(&input)], None).ok("tag");
     for order in [[&missing, &input], [&input, &missing]] {
@@ -1061,7 +1208,7 @@ fn a_directory_is_no_input() {
 fn a_closed_pipe_is_a_quiet_end() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let big = dir.path().join("big.pgn");
-    let one = read_pgn(&data_file("standard/lichess_db_1000k.pgn"));
+    let one = read_pgn(&sample_file("standard/lichess_db_1000k-first300.pgn.zst"));
     fs::write(&big, one.repeat(8)).expect("writable");
     let mut child = StdCommand::new(env!("CARGO_BIN_EXE_pgn960"))
         .args(["tag", "--include-standard", utf8(&big)])
@@ -1139,8 +1286,8 @@ fn a_new_id_keeps_a_tags_only_game_apart_from_the_one_before() {
 #[test]
 fn a_damaged_input_keeps_the_games_before_the_damage() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let mut plain = read_pgn(&data_file("real/tcec-s26-frc-no-castling-bonus.pgn"));
-    plain.extend(read_pgn(&data_file("real/tcec-s16-frc-sufi.pgn")));
+    let mut plain = read_pgn(&sample_file("tcec-s26-frc-no-castling-bonus.pgn.zst"));
+    plain.extend(read_pgn(&sample_file("tcec-s16-frc-sufi.pgn.zst")));
     let packed = compress("zstd", &plain);
     let damaged = &packed[..packed.len() * 3 / 4];
     let path = dir.path().join("cut.pgn.zst");
@@ -1170,9 +1317,4 @@ fn a_damaged_input_keeps_the_games_before_the_damage() {
         written.len(),
         last_game + 1
     );
-}
-
-#[test]
-fn data_folder_is_there() {
-    assert!(data_dir().join("README.md").is_file());
 }

@@ -8,6 +8,7 @@ mod hardening;
 mod numbering;
 mod outputs;
 mod readme;
+mod samples;
 mod shell;
 mod stats;
 mod tag;

@@ -4,10 +4,10 @@
 //! named after it: `CODE.pgn`, where exactly the planted problems are
 //! reported (code, severity, game and line, each line counted by hand and
 //! noted in [`PLANTED`]), and `CODE.ok.pgn`, near misses that draw no
-//! finding at all. The real archives in `../shared/data` then check what
-//! fixtures cannot: that engine games replay legally, that no file in the
-//! wild makes the tool panic, and that the report does not depend on the
-//! thread count.
+//! finding at all. The real samples in `testdata/real/` (and the whole
+//! corpus, when it is there) then check what fixtures cannot: that engine
+//! games replay legally, that no file in the wild makes the tool panic, and
+//! that the report does not depend on the thread count.
 //!
 //! Tests marked `#[ignore]` pin behaviour the issue asks for and the tool
 //! does not have yet; each names the bug. `cargo test --test tests validate
@@ -20,6 +20,8 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use pgn960::validate::Code;
 use serde::Deserialize;
+
+use crate::common::{corpus_or_skip, read_pgn, sample_file, sample_files, samples_dir};
 
 /// What one run of the binary printed.
 struct Run {
@@ -119,12 +121,9 @@ fn fixture(name: &str) -> String {
     path_str(&fixture_path(name)).to_string()
 }
 
-fn shared_data() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data")
-}
-
-fn data(relative: &str) -> String {
-    path_str(&shared_data().join(relative)).to_string()
+/// A real sample, by its path below `testdata/real/`.
+fn sample(relative: &str) -> String {
+    path_str(&sample_file(relative)).to_string()
 }
 
 fn path_str(path: &Path) -> &str {
@@ -725,12 +724,51 @@ fn games_checked(stderr: &str) -> u64 {
         .unwrap_or_else(|| panic!("no game count in {stderr:?}"))
 }
 
-/// Runs every data file once (the big TCEC archive is 200 MB of engine
-/// games once decompressed, so it is checked here rather than run again).
+/// Runs every real sample once.
 #[test]
-fn every_data_file_runs_without_panic() {
-    let files = pgn_files(&shared_data());
-    assert!(files.len() > 100, "only {} data files", files.len());
+fn every_sample_file_runs_without_panic() {
+    let files = sample_files();
+    // Game counts from testdata/README.md (`grep -c '^\[Event '`).
+    let games: BTreeMap<&str, u64> = [
+        ("tcec-s16-frc-sufi.pgn.zst", 20),
+        ("tcec-s22-dfrc-unbust-bonus.pgn.zst", 10),
+        ("tcec-s26-frc-no-castling-bonus.pgn.zst", 24),
+        ("tcec-s29-frd5-league-b-tiebreak.pgn", 2),
+        ("chess960-events-headers-first300.pgn", 300),
+        ("freestyle-vegas-broadcast.pgn", 4),
+        ("lichessbot-chess960-book-first200.pgn", 200),
+        ("lichess_db_1000k-first300.pgn.zst", 300),
+    ]
+    .into_iter()
+    .collect();
+    let mut counted = 0;
+    for path in &files {
+        let name = path.file_name().and_then(|n| n.to_str()).expect("a name");
+        let run = validate(&[path_str(path)]);
+        assert!(
+            run.code == 0 || run.code == 1,
+            "{}: exit {}\n{}",
+            path.display(),
+            run.code,
+            run.stderr
+        );
+        if let Some(&n) = games.get(name) {
+            assert_eq!(games_checked(&run.stderr), n, "{name}");
+            counted += 1;
+        }
+    }
+    assert_eq!(counted, games.len(), "every sample with a count was run");
+}
+
+/// Runs every file of the corpus once (the big TCEC archive is 200 MB of
+/// engine games once decompressed, so it is checked here rather than run
+/// again).
+#[test]
+fn every_corpus_file_runs_without_panic() {
+    let Some(corpus) = corpus_or_skip("validate::every_corpus_file_runs_without_panic") else {
+        return;
+    };
+    let files = corpus.files();
     // Game counts from ../shared/data/README.md.
     let games: BTreeMap<&str, u64> = [
         ("tcec-frc-dfrc-all.pgn.zst", 5232),
@@ -769,19 +807,22 @@ fn every_data_file_runs_without_panic() {
     }
 }
 
+/// The four TCEC event files, whole, as samples.
+const TCEC_SAMPLES: [&str; 4] = [
+    "tcec-s16-frc-sufi.pgn.zst",
+    "tcec-s22-dfrc-unbust-bonus.pgn.zst",
+    "tcec-s26-frc-no-castling-bonus.pgn.zst",
+    "tcec-s29-frd5-league-b-tiebreak.pgn",
+];
+
 fn errors(rows: &[Row]) -> Vec<&Row> {
     rows.iter().filter(|r| r.severity == "error").collect()
 }
 
 #[test]
 fn tcec_games_replay_legally() {
-    for name in [
-        "tcec-s16-frc-sufi.pgn",
-        "tcec-s22-dfrc-unbust-bonus.pgn",
-        "tcec-s26-frc-no-castling-bonus.pgn",
-        "tcec-s29-frd5-league-b-tiebreak.pgn",
-    ] {
-        let run = validate(&["-q", &data(&format!("real/{name}"))]);
+    for name in TCEC_SAMPLES {
+        let run = validate(&["-q", &sample(name)]);
         let rows = run.rows();
         assert_eq!(errors(&rows), Vec::<&Row>::new(), "{name}");
         assert_eq!(run.code, 0, "{name}");
@@ -790,7 +831,7 @@ fn tcec_games_replay_legally() {
 
 #[test]
 fn tcec_s29_tiebreak_lacks_the_variant_tag_in_both_games() {
-    let rows = validate(&["-q", &data("real/tcec-s29-frd5-league-b-tiebreak.pgn")]).rows();
+    let rows = validate(&["-q", &sample("tcec-s29-frd5-league-b-tiebreak.pgn")]).rows();
     // No Variant tag to point at, so each finding points at its game's
     // first line, the [Event tag (lines 1 and 186 of the file).
     assert_eq!(
@@ -801,7 +842,7 @@ fn tcec_s29_tiebreak_lacks_the_variant_tag_in_both_games() {
 
 #[test]
 fn vegas_broadcast_fens_in_two_notations_do_not_conflict() {
-    let rows = validate(&["-q", &data("real/freestyle-vegas-broadcast.pgn")]).rows();
+    let rows = validate(&["-q", &sample("freestyle-vegas-broadcast.pgn")]).rows();
     assert!(
         rows.iter().all(|r| r.code != "fen_conflict"),
         "{}",
@@ -812,7 +853,7 @@ fn vegas_broadcast_fens_in_two_notations_do_not_conflict() {
 
 #[test]
 fn tcec_s22_is_double_frc_in_every_game() {
-    let rows = validate(&["-q", &data("real/tcec-s22-dfrc-unbust-bonus.pgn")]).rows();
+    let rows = validate(&["-q", &sample("tcec-s22-dfrc-unbust-bonus.pgn.zst")]).rows();
     let games: Vec<u64> = rows
         .iter()
         .filter(|r| r.code == "double_frc")
@@ -823,7 +864,7 @@ fn tcec_s22_is_double_frc_in_every_game() {
 
 #[test]
 fn tcec_s26_starts_without_castling_rights() {
-    let rows = validate(&["-q", &data("real/tcec-s26-frc-no-castling-bonus.pgn")]).rows();
+    let rows = validate(&["-q", &sample("tcec-s26-frc-no-castling-bonus.pgn.zst")]).rows();
     let games: Vec<u64> = rows
         .iter()
         .filter(|r| r.code == "castling_rights_none")
@@ -911,7 +952,7 @@ fn edge_files_draw_the_findings_checked_by_eye() {
     ];
     let mut failures = String::new();
     for (file, expected) in cases {
-        let rows = validate(&["-q", &data(&format!("edge/{file}"))]).rows();
+        let rows = validate(&["-q", &sample(&format!("edge/{file}"))]).rows();
         if !same_places(&places(&rows), expected) {
             failures.push_str(&format!(
                 "{file}: expected {expected:?}, found\n{}",
@@ -924,13 +965,15 @@ fn edge_files_draw_the_findings_checked_by_eye() {
 
 // ---- Thread count --------------------------------------------------------
 
-/// Concatenates `files` into one file in `dir`, a blank line between them.
-fn concatenate(dir: &Path, name: &str, files: &[PathBuf]) -> PathBuf {
-    let mut all = Vec::new();
+/// Concatenates `files` (decompressed) into one file in `dir`, a blank
+/// line between them, `times` over.
+fn concatenate(dir: &Path, name: &str, files: &[PathBuf], times: usize) -> PathBuf {
+    let mut once = Vec::new();
     for file in files {
-        all.extend(fs::read(file).expect("data file readable"));
-        all.extend_from_slice(b"\n\n");
+        once.extend(read_pgn(file));
+        once.extend_from_slice(b"\n\n");
     }
+    let all = once.repeat(times);
     let path = dir.join(name);
     fs::write(&path, all).expect("temporary file written");
     path
@@ -952,16 +995,8 @@ fn assert_thread_count_invariant(path: &Path) -> Vec<Row> {
 fn report_is_the_same_at_one_and_two_threads() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     // Batches are 1 MiB: both inputs span more than one.
-    let tcec: Vec<PathBuf> = [
-        "tcec-s16-frc-sufi.pgn",
-        "tcec-s22-dfrc-unbust-bonus.pgn",
-        "tcec-s26-frc-no-castling-bonus.pgn",
-        "tcec-s29-frd5-league-b-tiebreak.pgn",
-    ]
-    .iter()
-    .map(|name| shared_data().join("real").join(name))
-    .collect();
-    let path = concatenate(dir.path(), "tcec.pgn", &tcec);
+    let tcec: Vec<PathBuf> = TCEC_SAMPLES.map(sample_file).into();
+    let path = concatenate(dir.path(), "tcec.pgn", &tcec, 1);
     assert!(fs::metadata(&path).expect("written").len() > 1 << 20);
     let rows = assert_thread_count_invariant(&path);
     // Each line must still point at its tag after the batch boundaries:
@@ -979,8 +1014,23 @@ fn report_is_the_same_at_one_and_two_threads() {
     }
     assert_eq!(rows.len(), 10 + 24 + 2);
 
-    let edge = pgn_files(&shared_data().join("edge"));
-    let path = concatenate(dir.path(), "edge.pgn", &edge);
+    // The edge samples are small: twenty times over.
+    let edge = pgn_files(&samples_dir().join("edge"));
+    let path = concatenate(dir.path(), "edge.pgn", &edge, 20);
+    assert!(fs::metadata(&path).expect("written").len() > 1 << 20);
+    assert_thread_count_invariant(&path);
+}
+
+#[test]
+fn report_on_the_corpus_edge_files_is_the_same_at_one_and_two_threads() {
+    let Some(corpus) = corpus_or_skip(
+        "validate::report_on_the_corpus_edge_files_is_the_same_at_one_and_two_threads",
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let edge = pgn_files(&corpus.dir().join("edge"));
+    let path = concatenate(dir.path(), "edge.pgn", &edge, 1);
     assert!(fs::metadata(&path).expect("written").len() > 1 << 20);
     assert_thread_count_invariant(&path);
 }
