@@ -7,7 +7,7 @@
 //!   (including Double FRC) in FENs; [`draw`] turns die throws or coin
 //!   flips, made by hand, into one of them.
 //! - The archive engine: [`input`] opens plain or compressed streams,
-//!   [`split`] cuts them byte-exactly into games, [`classify`] reads each
+//!   [`split`] cuts them byte-exactly into games, [`game`] reads each
 //!   game's start from its tags, [`pipeline`] runs per-game work in parallel
 //!   with ordered results, and [`tag`] turns the answers into byte edits.
 //!
@@ -28,8 +28,16 @@
 #[cfg(not(unix))]
 compile_error!("pgn960 runs on Unix-like systems (Linux, macOS, the BSDs)");
 
-pub mod classify;
+/// Adds the named fields of `$other` to those of `$self`: counts that
+/// merge across batches, files and machines.
+macro_rules! add_fields {
+    ($self:ident, $other:ident, $($field:ident),+ $(,)?) => {
+        $( $self.$field += $other.$field; )+
+    };
+}
+
 pub mod draw;
+pub mod game;
 pub mod input;
 pub mod movetext;
 pub mod pipeline;

@@ -409,7 +409,7 @@ mod tests {
 
     fn add(table: &mut StatsTable, group: &str, scharnagl: u32, result: Option<GameResult>) {
         let position = BackRank::from_scharnagl(scharnagl).expect("test ids are below 960");
-        table.add(group.to_string(), position, &game(result));
+        table.add(group, position, &game(result));
     }
 
     /// 518: 1 win, 1 draw (0.75); 0: 1 loss (0); 42: 1 win (1); 7: unfinished only.

@@ -8,8 +8,9 @@
 
 use std::io::{self, IoSlice, Write};
 
-use crate::classify::{Kind, classify, is_named};
-use crate::split::{Batch, Game, GameReader};
+use crate::BackRank;
+use crate::game::{KindCounts, Reading, is_named};
+use crate::split::{Batch, Game, GameReader, TagSpan};
 
 /// The tag that carries the Scharnagl number.
 pub const ID_TAG: &str = "Chess960Id";
@@ -39,39 +40,36 @@ pub struct Edit {
 /// How the games of a run fared; counts add up across batches.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TagCounts {
-    /// Games read.
-    pub games: u64,
-    /// Games that get an id (Chess960 games, plus standard ones when asked).
-    pub chess960: u64,
+    /// Games read, by kind.
+    pub kinds: KindCounts,
+    /// Games that carry ids: Chess960 games, and standard ones when asked.
+    pub tagged: u64,
+    /// Games that should carry ids but were left as they were: an id tag
+    /// that cannot be rewritten safely (it does not end on its line), or
+    /// no place for a new one that keeps the game apart from the one
+    /// before. Not counted in `tagged`.
+    pub left_alone: u64,
     /// Id tags added.
     pub added: u64,
     /// Id tags whose value was wrong and was rewritten.
     pub rewritten: u64,
     /// Id tags that were already right.
     pub already_right: u64,
-    /// Double FRC games (no single id), left as they are.
-    pub double_frc: u64,
-    /// Set-up positions and other variants, left as they are.
-    pub set_up: u64,
-    /// Plain standard games, left as they are.
-    pub standard: u64,
-    /// Games whose FEN could not be read, or whose id tag is unreadable,
-    /// passed through as they are.
-    pub unreadable: u64,
 }
 
 impl TagCounts {
     /// Adds another run's counts to these.
     pub fn merge(&mut self, other: &TagCounts) {
-        self.games += other.games;
-        self.chess960 += other.chess960;
-        self.added += other.added;
-        self.rewritten += other.rewritten;
-        self.already_right += other.already_right;
-        self.double_frc += other.double_frc;
-        self.set_up += other.set_up;
-        self.standard += other.standard;
-        self.unreadable += other.unreadable;
+        self.kinds.merge(&other.kinds);
+        add_fields!(
+            self,
+            other,
+            tagged,
+            left_alone,
+            added,
+            rewritten,
+            already_right
+        );
     }
 
     /// Whether any game would change.
@@ -119,43 +117,54 @@ fn tag_game(
     edits: &mut Vec<Edit>,
     counts: &mut TagCounts,
 ) {
-    counts.games += 1;
-    let class = classify(batch, game);
-    let rank = match (class.kind(), class.id(options.include_standard)) {
-        (_, Some(rank)) if game.has_tags() => rank,
-        (Kind::DoubleFrc, _) => return counts.double_frc += 1,
-        (Kind::SetUp, _) => return counts.set_up += 1,
-        (Kind::Unreadable, _) => return counts.unreadable += 1,
-        _ => return counts.standard += 1,
+    let reading = Reading::of(batch, game);
+    counts.kinds.add(reading.kind);
+    let Some(rank) = reading.id(options.include_standard) else {
+        return;
     };
-    // Counted here, and added to `counts` only if the game can be tagged.
-    let mut local = TagCounts {
-        chess960: 1,
-        ..TagCounts::default()
-    };
-    // An id tag we cannot rewrite safely, or no place for a new one that
-    // keeps the game where it is: leave the game alone.
-    let unreadable = |counts: &mut TagCounts| counts.unreadable += 1;
+    match game_edits(batch, game, &reading, rank, options) {
+        Some((game_edits, local)) => {
+            counts.merge(&local);
+            counts.tagged += 1;
+            edits.extend(game_edits);
+        }
+        None => counts.left_alone += 1,
+    }
+}
 
-    let mut wanted = vec![(ID_TAG, rank.scharnagl())];
+/// The edits that give a game its ids, in offset order, and what they do;
+/// `None` when the game cannot take them safely: an id tag we cannot
+/// rewrite, or no place for a new one that keeps the game where it is.
+fn game_edits(
+    batch: &Batch,
+    game: &Game,
+    reading: &Reading,
+    rank: BackRank,
+    options: TagOptions,
+) -> Option<(Vec<Edit>, TagCounts)> {
+    let mut local = TagCounts::default();
+    let mut wanted = vec![(false, rank.scharnagl())];
     if options.fritz9 {
-        wanted.push((FRITZ9_TAG, rank.fritz9()));
+        wanted.push((true, rank.fritz9()));
     }
     let mut game_edits = Vec::new();
     let mut inserts = Vec::new();
-    for (name, id) in wanted {
+    for (fritz9, id) in wanted {
         let value = id.to_string();
-        let existing: Vec<_> = batch
-            .tags_of(game)
+        let existing: Vec<&TagSpan> = reading
+            .headers
+            .ids()
             .iter()
-            .filter(|tag| is_named(batch, tag, name))
+            .filter(|id| id.fritz9 == fritz9)
+            .map(|id| &batch.tags[id.tag])
             .collect();
         if existing.is_empty() {
+            let name = if fritz9 { FRITZ9_TAG } else { ID_TAG };
             inserts.extend_from_slice(format!("[{name} \"{value}\"]").as_bytes());
             inserts.extend_from_slice(game.line_ending.as_bytes());
             local.added += 1;
         } else if existing.iter().any(|tag| !tag.well_formed) {
-            return unreadable(counts);
+            return None;
         } else {
             for tag in existing {
                 if batch.raw_value(tag) == value.as_bytes() {
@@ -172,18 +181,14 @@ fn tag_game(
         }
     }
     if !inserts.is_empty() {
-        let Some(at) = game.insert_at else {
-            return unreadable(counts);
-        };
         game_edits.push(Edit {
-            at,
+            at: game.insert_at?,
             remove: 0,
             insert: inserts,
         });
     }
-    counts.merge(&local);
     game_edits.sort_by_key(|edit| edit.at);
-    edits.extend(game_edits);
+    Some((game_edits, local))
 }
 
 /// Writes `data` with `edits` (sorted by offset, not overlapping) applied.
@@ -314,7 +319,8 @@ mod tests {
         let input = b"[Event \"x\"]\n\n1. e4 *\n";
         let (out, counts) = tag(input, TagOptions::default());
         assert_eq!(out, input);
-        assert_eq!(counts.standard, 1);
+        assert_eq!(counts.kinds.get(crate::game::Kind::Standard), 1);
+        assert_eq!(counts.tagged, 0);
         let options = TagOptions {
             include_standard: true,
             ..TagOptions::default()

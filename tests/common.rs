@@ -116,13 +116,40 @@ pub fn corpus_or_skip(test: &str) -> Option<Corpus> {
     }
     let corpus = corpus();
     if corpus.is_none() {
-        let line = format!(
-            "skipped {test}: no corpus (set {CORPUS_VAR}=DIR, or put the corpus at \
-             ../shared/data; see README, Development)\n"
+        say_skipped(
+            test,
+            &format!(
+                "no corpus (set {CORPUS_VAR}=DIR, or put the corpus at ../shared/data; \
+                 see README, Development)"
+            ),
         );
-        let _ = std::io::stderr().lock().write_all(line.as_bytes());
     }
     corpus
+}
+
+/// The variable `.ci/run` sets: there every test must run, and one that
+/// would be skipped fails instead.
+pub const CI_VAR: &str = "PGN960_CI";
+
+/// Says, on one line of the process's stderr, that `test` was skipped and
+/// why; under `.ci/run` ([`CI_VAR`] set), fails it instead: CI must not
+/// lose a test silently.
+pub fn say_skipped(test: &str, why: &str) {
+    assert!(
+        std::env::var_os(CI_VAR).is_none(),
+        "{test} cannot run here ({why}), and under {CI_VAR} every test must run"
+    );
+    let line = format!("skipped {test}: {why}\n");
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+}
+
+/// A file of `testdata/`, by its path below it.
+pub fn testdata_file(relative: &str) -> PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(relative);
+    assert!(path.is_file(), "{} is missing", path.display());
+    path
 }
 
 /// Every `*.pgn` and `*.pgn.zst` file below `dir`, sorted.
@@ -244,13 +271,15 @@ fn assert_no_panic(run: &Run, what: &str) {
 pub struct Summary {
     pub games: u64,
     pub chess960: u64,
+    pub standard: u64,
+    pub dfrc: u64,
+    pub other: u64,
+    pub unreadable: u64,
+    pub tagged: u64,
     pub added: u64,
     pub rewritten: u64,
     pub already_right: u64,
-    pub double_frc: u64,
-    pub set_up: u64,
-    pub standard: u64,
-    pub unreadable: u64,
+    pub left_alone: u64,
 }
 
 impl Summary {
@@ -258,37 +287,67 @@ impl Summary {
     /// checked, so a reworded summary fails here rather than silently).
     ///
     /// ```text
-    /// pgn960 tag: 20 games read, 20 Chess960 games
-    ///   id tags: 20 added, 0 rewritten, 0 already right
-    ///   left as they are: 0 Double FRC, 0 set-up or other variant, 0 standard, 0 unreadable
+    /// pgn960 tag: 20 games read: 20 chess960, 0 standard, 0 dfrc, 0 other, 0 unreadable
+    ///   tagged 20 games: 20 id tags added, 0 rewritten, 0 already right
+    ///   left as they were: 2 games: ...
     /// ```
+    ///
+    /// (With `--check`: `20 games to tag: 20 id tags would be added, ...`.)
     pub fn parse(stderr: &str) -> Summary {
         let start = stderr
             .find("pgn960 tag: ")
             .unwrap_or_else(|| panic!("no summary in stderr:\n{stderr}"));
+        // One wording for every count: plurals, no `would be`, no `to tag`.
         let text = stderr[start..]
             .replace("would be ", "")
-            .replace(['\n', ','], " ");
-        let words: Vec<&str> = text.split_whitespace().collect();
+            .replace("tagged ", "")
+            .replace(" to tag", "")
+            .replace(['\n', ',', ':'], " ");
+        let words: Vec<String> = text
+            .split_whitespace()
+            .map(|w| match w {
+                "game" => "games".to_string(),
+                "tag" => "tags".to_string(),
+                w => w.to_string(),
+            })
+            .collect();
         let number_before = |label: &[&str]| -> u64 {
             let at = words
                 .windows(label.len() + 1)
-                .position(|w| &w[1..] == label)
+                .position(|w| w[1..].iter().zip(label).all(|(a, b)| a == b))
                 .unwrap_or_else(|| panic!("no `N {}` in the summary:\n{stderr}", label.join(" ")));
             words[at]
                 .parse()
                 .unwrap_or_else(|_| panic!("`{}` is no number in:\n{stderr}", words[at]))
         };
+        // Line two starts with the games tagged: `N games id tags ...`.
+        let line_two = 1 + words
+            .iter()
+            .position(|w| w == "unreadable")
+            .expect("the first line ends with the unreadable games");
+        let left_alone = words
+            .windows(3)
+            .position(|w| w[0] == "left" && w[1] == "as")
+            .map_or(0, |at| {
+                words[at..]
+                    .iter()
+                    .find_map(|w| w.parse().ok())
+                    .expect("a number of games left as they were")
+            });
         Summary {
             games: number_before(&["games", "read"]),
-            chess960: number_before(&["Chess960", "games"]),
-            added: number_before(&["added"]),
+            chess960: number_before(&["chess960"]),
+            standard: number_before(&["standard"]),
+            dfrc: number_before(&["dfrc"]),
+            other: number_before(&["other"]),
+            unreadable: number_before(&["unreadable"]),
+            tagged: words[line_two]
+                .parse()
+                .unwrap_or_else(|_| panic!("no games tagged in:\n{stderr}")),
+            added: number_before(&["id", "tags", "added"]),
             rewritten: number_before(&["rewritten"]),
             already_right: number_before(&["already", "right"]),
-            double_frc: number_before(&["Double", "FRC"]),
-            set_up: number_before(&["set-up", "or", "other", "variant"]),
-            standard: number_before(&["standard"]),
-            unreadable: number_before(&["unreadable"]),
+            left_alone,
         }
     }
 }
@@ -436,21 +495,27 @@ fn strip_id_lines_removes_the_tag_and_one_line_ending() {
 
 #[test]
 fn summary_parses_both_wordings() {
-    let stderr = "pgn960 tag: 20 games read, 19 Chess960 games\n  \
-         id tags: 18 would be added, 1 would be rewritten, 2 already right\n  \
-         left as they are: 3 Double FRC, 4 set-up or other variant, 5 standard, 6 unreadable\n";
+    let stderr = "pgn960 tag: 20 games read: 2 chess960, 5 standard, 3 dfrc, 4 other, 6 unreadable\n  \
+         2 games to tag: 18 id tags would be added, 1 would be rewritten, 2 already right\n  \
+         left as it was: 1 game: an id tag that does not end on its line, or no safe place for a new one\n";
     assert_eq!(
         Summary::parse(stderr),
         Summary {
             games: 20,
-            chess960: 19,
+            chess960: 2,
+            standard: 5,
+            dfrc: 3,
+            other: 4,
+            unreadable: 6,
+            tagged: 2,
             added: 18,
             rewritten: 1,
             already_right: 2,
-            double_frc: 3,
-            set_up: 4,
-            standard: 5,
-            unreadable: 6,
+            left_alone: 1,
         }
     );
+    let stderr = "pgn960 tag: 1 game read: 1 chess960, 0 standard, 0 dfrc, 0 other, 0 unreadable\n  \
+         tagged 1 game: 1 id tag added, 0 rewritten, 0 already right\n";
+    let summary = Summary::parse(stderr);
+    assert_eq!((summary.games, summary.tagged, summary.added), (1, 1, 1));
 }

@@ -38,8 +38,8 @@ use pgn960::tag::{TagCounts, TagOptions, apply, tag_batch};
 use pgn960::validate::{ValidateOptions, validate_batch};
 
 use crate::common::{
-    bytes_diff, corpus, corpus_or_skip, pgn960, read_pgn, sample_file, sample_files, short_name,
-    strip_id_lines,
+    bytes_diff, corpus, corpus_or_skip, pgn960, read_pgn, sample_file, sample_files, say_skipped,
+    short_name, strip_id_lines,
 };
 
 /// The suffix of `tag --in-place`'s temporary files (`.NAME.XXXXXX.pgn960-tmp`).
@@ -881,10 +881,11 @@ fn check_damaged(input: &[u8], seed: u64) -> Result<(), String> {
     if let Some(diff) = bytes_diff(&again, &tagged) {
         return Err(format!("tagging twice differs from tagging once: {diff}"));
     }
-    if again_counts.games != counts.games {
+    if again_counts.kinds.total() != counts.kinds.total() {
         return Err(format!(
             "the tagged output has {} games, the input {}",
-            again_counts.games, counts.games
+            again_counts.kinds.total(),
+            counts.kinds.total()
         ));
     }
 
@@ -894,15 +895,16 @@ fn check_damaged(input: &[u8], seed: u64) -> Result<(), String> {
     })
     .map_err(|err| format!("stats failed: {err}"))?;
     parts.iter().for_each(|part| summary.merge(part));
-    if summary.games != counts.games {
+    if summary.kinds.total() != counts.kinds.total() {
         return Err(format!(
             "stats read {} games, tag {}",
-            summary.games, counts.games
+            summary.kinds.total(),
+            counts.kinds.total()
         ));
     }
 
     let findings: Vec<_> = pipelined(input, config, |batch| {
-        validate_batch(batch, ValidateOptions::default())
+        validate_batch(batch, ValidateOptions::default()).findings
     })
     .map_err(|err| format!("validate failed: {err}"))?
     .into_iter()
@@ -910,11 +912,14 @@ fn check_damaged(input: &[u8], seed: u64) -> Result<(), String> {
     .collect();
     if let Some(bad) = findings
         .iter()
-        .find(|f| f.game == 0 || f.game > counts.games || f.line == 0)
+        .find(|f| f.game == 0 || f.game > counts.kinds.total() || f.line == 0)
     {
         return Err(format!(
             "validate reported game {} line {} of {} games: {}",
-            bad.game, bad.line, counts.games, bad.message
+            bad.game,
+            bad.line,
+            counts.kinds.total(),
+            bad.message
         ));
     }
     Ok(())
@@ -1156,11 +1161,13 @@ fn check_damaged_compressed(path: &Path) -> Result<(), String> {
     // A read error is fine here; a panic or a hang is not.
     let opened = input::open(&source, MmapChoice::never()).map_err(|err| err.to_string())?;
     let _ = pipelined(opened.reader, config, |batch| {
-        stats_batch(batch, &StatsOptions::default()).1.games
+        stats_batch(batch, &StatsOptions::default()).1.kinds.total()
     });
     let opened = input::open(&source, MmapChoice::never()).map_err(|err| err.to_string())?;
     let _ = pipelined(opened.reader, config, |batch| {
-        validate_batch(batch, ValidateOptions::default()).len()
+        validate_batch(batch, ValidateOptions::default())
+            .findings
+            .len()
     });
     Ok(())
 }
@@ -1565,7 +1572,10 @@ fn as_user(args: &[&str]) -> Option<Finished> {
     let output = match command.output() {
         Ok(output) => output,
         Err(err) => {
-            eprintln!("SKIPPED permission test: cannot run as uid 65534 ({err})");
+            say_skipped(
+                "the permission tests",
+                &format!("cannot run as uid 65534 ({err})"),
+            );
             return None;
         }
     };
@@ -1687,7 +1697,10 @@ fn files_that_are_not_pgn_are_refused_with_their_kind() {
 #[test]
 fn full_disk_is_an_error_and_the_input_is_intact() {
     if !Path::new("/dev/full").exists() {
-        eprintln!("SKIPPED: no /dev/full on this system");
+        say_skipped(
+            "hardening::full_disk_is_an_error_and_the_input_is_intact",
+            "no /dev/full on this system",
+        );
         return;
     }
     let dir = tempfile::tempdir().expect("a temporary directory");

@@ -240,24 +240,31 @@ fn assert_row(row: &[String], offset: usize, expected: &Expected) {
 #[derive(Debug, PartialEq, Eq)]
 struct Summary {
     read: u64,
+    chess960: u64,
+    standard: u64,
+    dfrc: u64,
+    other: u64,
+    unreadable: u64,
     counted: u64,
     rows: u64,
-    double_frc: u64,
-    set_up: u64,
-    standard: u64,
-    unreadable: u64,
     below_min_elo: u64,
 }
 
-fn numbers(text: &str) -> Vec<u64> {
-    text.split(|c: char| !c.is_ascii_digit())
-        .filter(|s| !s.is_empty())
-        .map(|s| s.parse().expect("digits"))
-        .collect()
+/// The number right before `label` among `words`.
+fn number_before(words: &[&str], label: &str, text: &str) -> u64 {
+    let at = words
+        .iter()
+        .position(|w| w.trim_end_matches([',', ':', ';']) == label)
+        .unwrap_or_else(|| panic!("no `N {label}` in {text:?}"));
+    words[at - 1]
+        .parse()
+        .unwrap_or_else(|_| panic!("no number before {label} in {text:?}"))
 }
 
-/// Reads `pgn960 stats: R games read, C counted in N rows` and the
-/// `skipped:` line after it.
+/// Reads `pgn960 stats: R games read: C chess960, S standard, D dfrc, O
+/// other, U unreadable` and the line after it, `counted N ... games in M
+/// positions` (or `in M rows of G groups`), with `; B games below
+/// --min-elo` when asked.
 fn summary(stderr: &str) -> Summary {
     let mut lines = stderr
         .lines()
@@ -265,28 +272,29 @@ fn summary(stderr: &str) -> Summary {
     let head = lines
         .next()
         .unwrap_or_else(|| panic!("no summary in {stderr:?}"));
-    let skipped = lines.next().expect("the summary has a second line");
+    let counted = lines.next().expect("the summary has a second line");
+    let words: Vec<&str> = head.split_whitespace().collect();
+    let read = words[2].parse().unwrap_or_else(|_| panic!("{head}"));
     assert!(
-        head.contains("games read") && head.contains("counted in"),
+        head.contains(" read: ") && matches!(words[3], "games" | "game"),
         "{head}"
     );
-    assert!(skipped.trim_start().starts_with("skipped:"), "{skipped}");
-    let head = head.trim_start_matches("pgn960 stats:");
-    let [read, counted, rows] = numbers(head)[..] else {
-        panic!("three numbers in {head:?}")
-    };
-    let [double_frc, set_up, standard, unreadable, below_min_elo] = numbers(skipped)[..] else {
-        panic!("five numbers in {skipped:?}")
-    };
+    let second: Vec<&str> = counted.split_whitespace().collect();
+    assert_eq!(second[0], "counted", "{counted}");
+    let in_at = second.iter().position(|w| *w == "in").expect("`in`");
+    let below = second.iter().position(|w| *w == "below").map_or(0, |at| {
+        second[at - 2].parse().expect("a number below --min-elo")
+    });
     Summary {
         read,
-        counted,
-        rows,
-        double_frc,
-        set_up,
-        standard,
-        unreadable,
-        below_min_elo,
+        chess960: number_before(&words, "chess960", head),
+        standard: number_before(&words, "standard", head),
+        dfrc: number_before(&words, "dfrc", head),
+        other: number_before(&words, "other", head),
+        unreadable: number_before(&words, "unreadable", head),
+        counted: second[1].parse().expect("games counted"),
+        rows: second[in_at + 1].parse().expect("rows"),
+        below_min_elo: below,
     }
 }
 
@@ -299,7 +307,10 @@ fn tag_games_read(path: &str) -> u64 {
         .lines()
         .find(|l| l.starts_with("pgn960 tag:"))
         .unwrap_or_else(|| panic!("no tag summary in {:?}", run.stderr));
-    numbers(line.trim_start_matches("pgn960 tag:"))[0]
+    line.split_whitespace()
+        .nth(2)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no games read in {line:?}"))
 }
 
 // Hand arithmetic shared by the fixtures, with z = 1.959964:
@@ -437,12 +448,13 @@ fn hand_computed_columns() {
         summary(&run.stderr),
         Summary {
             read: 18,
+            chess960: 13,
+            standard: 1,
+            dfrc: 1,
+            other: 2,
+            unreadable: 1,
             counted: 13,
             rows: 4,
-            double_frc: 1,
-            set_up: 2,
-            standard: 1,
-            unreadable: 1,
             below_min_elo: 0,
         }
     );
@@ -487,12 +499,9 @@ fn include_standard_counts_standard_games_under_518() {
     assert_row(&csv.rows[3], 0, &POSITION_959);
     let summary = summary(&run.stderr);
     assert_eq!((summary.read, summary.counted), (18, 14));
-    assert_eq!(summary.standard, 0);
+    assert_eq!((summary.chess960, summary.standard), (13, 1));
     // The Double FRC, set-up and broken games stay out.
-    assert_eq!(
-        (summary.double_frc, summary.set_up, summary.unreadable),
-        (1, 2, 1)
-    );
+    assert_eq!((summary.dfrc, summary.other, summary.unreadable), (1, 2, 1));
 }
 
 #[test]
@@ -549,12 +558,13 @@ fn min_elo_keeps_games_where_both_players_reach_it() {
         summary(&run.stderr),
         Summary {
             read: 18,
+            chess960: 13,
+            standard: 1,
+            dfrc: 1,
+            other: 2,
+            unreadable: 1,
             counted: 3,
             rows: 2,
-            double_frc: 1,
-            set_up: 2,
-            standard: 1,
-            unreadable: 1,
             below_min_elo: 10,
         }
     );
@@ -629,13 +639,14 @@ fn group_by_event_and_year() {
         assert_eq!(got, expected);
     }
 
-    // Sorted by group (the empty group first, bytes order), then id.
+    // Sorted by group (bytes order: `?`, for a game without the tag,
+    // before the letters), then id.
     let by_event = stats_ok(&["--group-by", "Event", &fixture("groups.pgn")]);
     let csv = Csv::parse(&by_event.stdout);
     check(
         &csv,
         &[
-            ("", 0, [1, 1, 0, 0, 0]),
+            ("?", 0, [1, 1, 0, 0, 0]),
             ("Alpha", 0, [1, 1, 0, 0, 0]),
             ("Alpha", 518, [1, 0, 0, 0, 1]),
             ("Alpha", 959, [1, 0, 1, 0, 0]),
@@ -667,31 +678,38 @@ fn group_by_event_and_year() {
     );
     assert_eq!(summary(&by_event.stderr).rows, 7);
 
-    // `year` is the year of Date; `????` for `????.??.??` and no Date.
-    // "2021" < "2022" < "2023" < "????" as bytes.
-    let by_year = stats_ok(&["--group-by", "year", &fixture("groups.pgn")]);
-    check(
-        &Csv::parse(&by_year.stdout),
-        &[
-            ("2021", 0, [1, 0, 0, 1, 0]),
-            ("2021", 959, [1, 0, 1, 0, 0]),
-            ("2022", 0, [1, 1, 0, 0, 0]),
-            ("2022", 959, [1, 1, 0, 0, 0]),
-            ("2023", 1, [1, 1, 0, 0, 0]),
-            ("????", 0, [1, 1, 0, 0, 0]),
-            ("????", 518, [1, 0, 0, 0, 1]),
-        ],
-    );
+    // The tag's name in any case: the same groups.
+    let lower = stats_ok(&["--group-by", "event", &fixture("groups.pgn")]);
+    assert_eq!(lower.stdout, by_event.stdout);
 
-    // No game has the tag: one empty group, otherwise the ungrouped table.
+    // `year` (in any case) is the year of Date; `?` for `????.??.??` and
+    // no Date, as for a missing tag. "2021" < "2022" < "2023" < "?" as
+    // bytes.
+    let by_year = stats_ok(&["--group-by", "year", &fixture("groups.pgn")]);
+    let years: &[Key] = &[
+        ("2021", 0, [1, 0, 0, 1, 0]),
+        ("2021", 959, [1, 0, 1, 0, 0]),
+        ("2022", 0, [1, 1, 0, 0, 0]),
+        ("2022", 959, [1, 1, 0, 0, 0]),
+        ("2023", 1, [1, 1, 0, 0, 0]),
+        ("?", 0, [1, 1, 0, 0, 0]),
+        ("?", 518, [1, 0, 0, 0, 1]),
+    ];
+    check(&Csv::parse(&by_year.stdout), years);
+    for spelling in ["Year", "YEAR"] {
+        let run = stats_ok(&["--group-by", spelling, &fixture("groups.pgn")]);
+        assert_eq!(run.stdout, by_year.stdout, "--group-by {spelling}");
+    }
+
+    // No game has the tag: one group, `?`, otherwise the ungrouped table.
     let absent = stats_ok(&["--group-by", "TimeControl", &fixture("groups.pgn")]);
     check(
         &Csv::parse(&absent.stdout),
         &[
-            ("", 0, [3, 2, 0, 1, 0]),
-            ("", 1, [1, 1, 0, 0, 0]),
-            ("", 518, [1, 0, 0, 0, 1]),
-            ("", 959, [2, 1, 1, 0, 0]),
+            ("?", 0, [3, 2, 0, 1, 0]),
+            ("?", 1, [1, 1, 0, 0, 0]),
+            ("?", 518, [1, 0, 0, 0, 1]),
+            ("?", 959, [2, 1, 1, 0, 0]),
         ],
     );
 
@@ -1003,10 +1021,11 @@ fn assert_thread_count_changes_nothing(path: &str, games: u64, double_frc: u64) 
 
     let summary = summary(&one.stderr);
     assert_eq!(summary.read, games);
-    assert_eq!(summary.double_frc, double_frc);
+    assert_eq!(summary.dfrc, double_frc);
+    assert_eq!(summary.counted, summary.chess960);
     assert_eq!(
-        summary.counted,
-        summary.read - summary.double_frc - summary.set_up - summary.standard - summary.unreadable
+        summary.read,
+        summary.chess960 + summary.standard + summary.dfrc + summary.other + summary.unreadable
     );
     let csv = Csv::parse(&one.stdout);
     csv.assert_header(false);
@@ -1102,25 +1121,25 @@ fn count_every_archive(paths: &[PathBuf]) {
         assert_eq!(csv.rows.len() as u64, summary.rows, "{name}");
         assert_eq!(summary.below_min_elo, 0, "{name}");
         assert_eq!(
-            summary.counted
-                + summary.double_frc
-                + summary.set_up
-                + summary.standard
-                + summary.unreadable,
+            summary.counted, summary.chess960,
+            "{name}: every chess960 game counted"
+        );
+        assert_eq!(
+            summary.chess960 + summary.dfrc + summary.other + summary.standard + summary.unreadable,
             summary.read,
-            "{name}: every game counted or skipped once"
+            "{name}: every game is of one kind"
         );
         match name {
             // FENs after three moves: set-up positions, nothing counted.
             "stockfish-book-3moves-frc.pgn.zst" => {
                 assert_eq!(summary.read, 126_113);
                 assert_eq!(summary.counted, 0);
-                assert_eq!(summary.set_up, 126_113);
+                assert_eq!(summary.other, 126_113);
             }
             // Double FRC only: no rows.
             "tcec-s22-dfrc-unbust-bonus.pgn" | "tcec-s22-dfrc-unbust-bonus.pgn.zst" => {
                 assert!(csv.rows.is_empty());
-                assert_eq!(summary.double_frc, 10);
+                assert_eq!(summary.dfrc, 10);
             }
             _ => {}
         }

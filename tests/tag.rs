@@ -52,12 +52,12 @@ fn check_summary(pass: &Pass, tags_per_game: u64) {
     let name = short_name(&pass.file);
     assert_eq!(
         s.games,
-        s.chess960 + s.double_frc + s.set_up + s.standard + s.unreadable,
-        "{name}: every game falls into one category: {s:?}"
+        s.chess960 + s.standard + s.dfrc + s.other + s.unreadable,
+        "{name}: every game falls into one kind: {s:?}"
     );
     assert_eq!(
         s.added + s.rewritten + s.already_right,
-        s.chess960 * tags_per_game,
+        s.tagged * tags_per_game,
         "{name}: each Chess960 game has {tags_per_game} id tag(s): {s:?}"
     );
     assert_eq!(
@@ -101,6 +101,7 @@ fn sweep(files: Vec<PathBuf>, options: &[&str]) -> Vec<Pass> {
         let s = pass.summary;
         total.games += s.games;
         total.chess960 += s.chess960;
+        total.tagged += s.tagged;
         total.added += s.added;
     }
 
@@ -121,8 +122,13 @@ fn sweep(files: Vec<PathBuf>, options: &[&str]) -> Vec<Pass> {
     let got = fs::read(&out).expect("the output file is written");
     assert_concatenation(&got, &passes, &format!("tag --threads 1 {options:?}"));
     assert_eq!(
-        (summary.games, summary.chess960, summary.added),
-        (total.games, total.chess960, total.added),
+        (
+            summary.games,
+            summary.chess960,
+            summary.tagged,
+            summary.added
+        ),
+        (total.games, total.chess960, total.tagged, total.added),
         "one run over all files counts what the runs per file count"
     );
 
@@ -187,8 +193,8 @@ struct Expect {
     file: &'static str,
     games: u64,
     added: u64,
-    double_frc: u64,
-    set_up: u64,
+    dfrc: u64,
+    other: u64,
 }
 
 /// The samples of `testdata/real/`.
@@ -197,57 +203,57 @@ const SAMPLES: &[Expect] = &[
         file: "chess960-events-headers-first300.pgn",
         games: 300,
         added: 300,
-        double_frc: 0,
-        set_up: 0,
+        dfrc: 0,
+        other: 0,
     },
     Expect {
         file: "freestyle-vegas-broadcast.pgn",
         games: 4,
         added: 4,
-        double_frc: 0,
-        set_up: 0,
+        dfrc: 0,
+        other: 0,
     },
     Expect {
         file: "lichessbot-chess960-book-first200.pgn",
         games: 200,
         added: 200,
-        double_frc: 0,
-        set_up: 0,
+        dfrc: 0,
+        other: 0,
     },
     Expect {
         file: "tcec-s16-frc-sufi.pgn.zst",
         games: 20,
         added: 20,
-        double_frc: 0,
-        set_up: 0,
+        dfrc: 0,
+        other: 0,
     },
     Expect {
         file: "tcec-s22-dfrc-unbust-bonus.pgn.zst",
         games: 10,
         added: 0,
-        double_frc: 10,
-        set_up: 0,
+        dfrc: 10,
+        other: 0,
     },
     Expect {
         file: "tcec-s26-frc-no-castling-bonus.pgn.zst",
         games: 24,
         added: 24,
-        double_frc: 0,
-        set_up: 0,
+        dfrc: 0,
+        other: 0,
     },
     Expect {
         file: "tcec-s29-frd5-league-b-tiebreak.pgn",
         games: 2,
         added: 2,
-        double_frc: 0,
-        set_up: 0,
+        dfrc: 0,
+        other: 0,
     },
     Expect {
         file: "standard/lichess_db_1000k-first300.pgn.zst",
         games: 300,
         added: 0,
-        double_frc: 0,
-        set_up: 0,
+        dfrc: 0,
+        other: 0,
     },
 ];
 
@@ -257,79 +263,79 @@ const REAL: &[Expect] = &[
         file: "real/chess960-events-headers.pgn",
         games: 4444,
         added: 4444,
-        double_frc: 0,
-        set_up: 0,
+        dfrc: 0,
+        other: 0,
     },
     Expect {
         file: "real/freestyle-events-headers.pgn",
         games: 983,
         added: 983,
-        double_frc: 0,
-        set_up: 0,
+        dfrc: 0,
+        other: 0,
     },
     Expect {
         file: "real/freestyle-vegas-broadcast.pgn",
         games: 4,
         added: 4,
-        double_frc: 0,
-        set_up: 0,
+        dfrc: 0,
+        other: 0,
     },
     Expect {
         file: "real/lichessbot-chess960-book.pgn",
         games: 1001,
         added: 1001,
-        double_frc: 0,
-        set_up: 0,
+        dfrc: 0,
+        other: 0,
     },
     // FENs after three moves: no start array, nothing to tag.
     Expect {
         file: "real/stockfish-book-3moves-frc.pgn.zst",
         games: 126_113,
         added: 0,
-        double_frc: 0,
-        set_up: 126_113,
+        dfrc: 0,
+        other: 126_113,
     },
     Expect {
         file: "real/tcec-s16-frc-sufi.pgn",
         games: 20,
         added: 20,
-        double_frc: 0,
-        set_up: 0,
+        dfrc: 0,
+        other: 0,
     },
     Expect {
         file: "real/tcec-s22-dfrc-unbust-bonus.pgn",
         games: 10,
         added: 0,
-        double_frc: 10,
-        set_up: 0,
+        dfrc: 10,
+        other: 0,
     },
     Expect {
         file: "real/tcec-s26-frc-no-castling-bonus.pgn",
         games: 24,
         added: 24,
-        double_frc: 0,
-        set_up: 0,
+        dfrc: 0,
+        other: 0,
     },
     Expect {
         file: "real/tcec-s29-frd5-league-b-tiebreak.pgn",
         games: 2,
         added: 2,
-        double_frc: 0,
-        set_up: 0,
+        dfrc: 0,
+        other: 0,
     },
     Expect {
         file: "standard/lichess_db_1000k.pgn",
         games: 438,
         added: 0,
-        double_frc: 0,
-        set_up: 0,
+        dfrc: 0,
+        other: 0,
     },
     Expect {
         file: "standard/twic1599_1000k.pgn",
         games: 1110,
         added: 0,
-        double_frc: 0,
-        set_up: 0,
+        dfrc: 0,
+        other: 0,
     },
 ];
 
@@ -421,14 +427,8 @@ fn check_default_passes(passes: &[Pass], expectations: &[Expect]) {
             .unwrap_or_else(|| panic!("{} is in the data set", expect.file));
         let s = pass.summary;
         assert_eq!(
-            (s.games, s.added, s.double_frc, s.set_up, s.rewritten),
-            (
-                expect.games,
-                expect.added,
-                expect.double_frc,
-                expect.set_up,
-                0
-            ),
+            (s.games, s.added, s.dfrc, s.other, s.rewritten),
+            (expect.games, expect.added, expect.dfrc, expect.other, 0),
             "{}: (games, added, Double FRC, set-up, rewritten) in {s:?}",
             expect.file
         );
@@ -480,8 +480,8 @@ fn check_standard_passes(passes: &[Pass]) {
     {
         let s = pass.summary;
         assert_eq!(
-            (s.chess960, s.standard, s.added),
-            (s.games, 0, 2 * s.games),
+            (s.tagged, s.standard, s.added),
+            (s.games, s.games, 2 * s.games),
             "{}: {s:?}",
             short_name(&pass.file)
         );
@@ -496,14 +496,14 @@ fn assert_all_518(passes: &[Pass], file: &str) {
         .iter()
         .find(|p| p.file.ends_with(file))
         .unwrap_or_else(|| panic!("{file} is in the data set"));
-    assert!(pass.summary.chess960 > 0, "{file}: {:?}", pass.summary);
+    assert!(pass.summary.tagged > 0, "{file}: {:?}", pass.summary);
     assert_eq!(
         count(&pass.output, b"[Chess960Id \"518\"]"),
-        pass.summary.chess960
+        pass.summary.tagged
     );
     assert_eq!(
         count(&pass.output, b"[Chess960Fritz9Id \"359\"]"),
-        pass.summary.chess960
+        pass.summary.tagged
     );
 }
 
@@ -520,8 +520,8 @@ fn the_big_corpus_archive() {
     let s = run.summary();
     let output = run.ok("tag the big archive");
     assert_eq!(
-        (s.games, s.chess960, s.added, s.double_frc, s.unreadable),
-        (5232, 3678, 3678, 1554, 0),
+        (s.games, s.chess960, s.tagged, s.added, s.dfrc, s.unreadable),
+        (5232, 3678, 3678, 3678, 1554, 0),
         "{s:?}"
     );
     // Two games on the standard array are tagged fischerandom.
@@ -606,7 +606,7 @@ fn double_frc_archive_is_left_as_it_is() {
     let file = sample_file("tcec-s22-dfrc-unbust-bonus.pgn.zst");
     let run = pgn960(&["tag", file.to_str().expect("UTF-8")], None);
     let s = run.summary();
-    assert_eq!((s.games, s.double_frc, s.added), (10, 10, 0));
+    assert_eq!((s.games, s.dfrc, s.added), (10, 10, 0));
     assert_same_bytes(
         &run.ok("tag s22"),
         &read_pgn(&file),
@@ -971,7 +971,11 @@ fn check_reports_without_writing() {
         run.stderr
     );
     assert!(run.stdout.is_empty(), "--check writes nothing");
-    assert!(run.stderr.contains("20 would be added"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("20 id tags would be added"),
+        "{}",
+        run.stderr
+    );
     assert_eq!(run.summary().added, 20);
 
     let tagged = dir.path().join("tagged.pgn");

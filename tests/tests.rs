@@ -5,6 +5,7 @@ mod common;
 mod draw;
 mod fuzz_regressions;
 mod hardening;
+mod meaning;
 mod numbering;
 mod outputs;
 mod readme;

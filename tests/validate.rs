@@ -147,6 +147,7 @@ const SEVERITIES: &[(&str, &str)] = &[
     ("variant_missing", "warning"),
     ("variant_mismatch", "warning"),
     ("fen_without_setup", "warning"),
+    ("fen_incomplete", "warning"),
     ("double_frc", "warning"),
     ("castling_rights_partial", "warning"),
     ("castling_rights_none", "warning"),
@@ -182,7 +183,14 @@ const PLANTED: &[(&str, &[Place])] = &[
             (1, 4, "fen_unparsable"),  // the FEN tag: seven ranks
             (2, 12, "fen_unparsable"), // a first rank of seven squares
             (3, 20, "fen_unparsable"), // an X among the pieces
-            (4, 28, "fen_unparsable"), // no en passant field, no clocks
+        ],
+    ),
+    (
+        "fen_incomplete.pgn",
+        &[
+            (1, 4, "fen_incomplete"),  // the board part alone
+            (2, 13, "fen_incomplete"), // and the side to move
+            (3, 21, "fen_incomplete"), // no en passant field, no clocks
         ],
     ),
     (
@@ -248,6 +256,9 @@ const PLANTED: &[(&str, &[Place])] = &[
     ("unterminated.pgn", &[(2, 0, "unterminated")]),
     ("unterminated.variation.pgn", &[(2, 0, "unterminated")]),
     ("unterminated.tag.pgn", &[(2, 7, "unterminated")]), // the cut tag
+    ("unterminated.result.pgn", &[(2, 6, "unterminated")]), // the game's first tag
+    // The `(` still open when the next game's tags begin.
+    ("unterminated.next_game.pgn", &[(1, 4, "unterminated")]),
     (
         "variant_missing.pgn",
         &[
@@ -259,7 +270,7 @@ const PLANTED: &[(&str, &[Place])] = &[
         "variant_mismatch.pgn",
         &[
             (1, 2, "variant_mismatch"),  // the Variant tag: Standard
-            (2, 10, "variant_mismatch"), // Crazyhouse
+            (2, 10, "variant_mismatch"), // From Position
         ],
     ),
     (
@@ -601,7 +612,7 @@ fn stderr_summary_counts_every_code() {
         *counted.entry(row.code.as_str()).or_default() += 1;
     }
     let mut summary: BTreeMap<&str, u64> = BTreeMap::new();
-    for line in run.stderr.lines().skip(1) {
+    for line in run.stderr.lines().skip(2) {
         let words: Vec<&str> = line.split_whitespace().collect();
         let [severity, code, n] = words[..] else {
             panic!("summary line {line:?}");
@@ -613,14 +624,25 @@ fn stderr_summary_counts_every_code() {
     // Every code is planted somewhere, so every code is in the summary.
     assert_eq!(summary.len(), Code::ALL.len());
     let total = |severity: &str| rows.iter().filter(|r| r.severity == severity).count();
-    let first = run.stderr.lines().next().expect("a summary");
+    let mut lines = run.stderr.lines();
+    let first = lines.next().expect("a summary");
+    let games = PLANTED.len(); // at least one game a file
+    assert!(first.starts_with("pgn960 validate: "), "{first}");
+    assert!(first.contains(" games checked: "), "{first}");
+    let checked: usize = first
+        .split_whitespace()
+        .nth(2)
+        .and_then(|n| n.parse().ok())
+        .expect("games");
+    assert!(checked >= games, "{first}");
+    let second = lines.next().expect("the totals");
     let totals = format!(
         "{} errors, {} warnings, {} info",
         total("error"),
         total("warning"),
         total("info")
     );
-    assert!(first.contains(&totals), "{first:?} lacks {totals:?}");
+    assert_eq!(second.trim(), totals);
 }
 
 #[test]
@@ -943,9 +965,9 @@ fn edge_files_draw_the_findings_checked_by_eye() {
             &[(1, 3, "illegal_move")],
         ),
         (
-            // The file stops in the middle of "63. Kx".
+            // The file stops in the middle of "63. Kx": before the result.
             "fastchess/app-tests-pgns-corrupted.pgn",
-            &[(1, 57, "illegal_move")],
+            &[(1, 1, "unterminated"), (1, 57, "illegal_move")],
         ),
         ("fastchess/app-tests-pgns-variations.pgn", &[]),
         ("fastchess/app-tests-pgns-multiple.pgn", &[]),

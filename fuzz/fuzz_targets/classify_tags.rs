@@ -4,15 +4,20 @@
 //! `FEN`, `Variant` and `SetUp` (a missing value leaves its tag out). They
 //! are escaped as PGN escapes tag values and put into a one-game PGN.
 //!
-//! Asserts: `classify`, `classify_fen` and `parse_placement` do not panic,
-//! and a Chess960 back rank survives `from_scharnagl(rank.scharnagl())`.
+//! Asserts: the game's reading, `read_fen`, `classify_fen` and
+//! `parse_placement` do not panic; a back rank survives
+//! `from_scharnagl(rank.scharnagl())`; and `validate` agrees with the
+//! reading: an unreadable game is one with a `fen_unparsable` or
+//! `fen_conflict` finding, and only a game with a start array can have its
+//! `Chess960Id` found wrong.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use pgn960::BackRank;
-use pgn960::classify::{Kind, classify};
-use pgn960::position::{classify_fen, parse_placement};
+use pgn960::game::{Kind, Reading};
+use pgn960::position::{classify_fen, parse_placement, read_fen};
 use pgn960::split::GameReader;
+use pgn960::validate::{Code, ValidateOptions, validate_batch};
 
 fuzz_target!(|data: &[u8]| {
     let mut values = data.splitn(4, |&b| b == 0xFF);
@@ -37,13 +42,25 @@ fuzz_target!(|data: &[u8]| {
 
     let mut reader = GameReader::new(&pgn[..]);
     while let Some(batch) = reader.next_batch().expect("reading a slice cannot fail") {
+        let findings = validate_batch(&batch, ValidateOptions::default()).findings;
         for game in &batch.games {
-            let class = classify(&batch, game);
-            if let Kind::Chess960(rank) = class.kind() {
+            let reading = Reading::of(&batch, game);
+            if let Some(rank) = reading.back_rank() {
                 check_rank(rank);
             }
-            if let Some(rank) = class.back_rank() {
-                check_rank(rank);
+            let codes: Vec<Code> = findings
+                .iter()
+                .filter(|f| f.game == game.index)
+                .map(|f| f.code)
+                .collect();
+            let unreadable = codes
+                .iter()
+                .any(|c| matches!(c, Code::FenUnparsable | Code::FenConflict));
+            if reading.kind == Kind::Unreadable {
+                assert!(unreadable, "an unreadable game without a finding: {codes:?}");
+            }
+            if codes.contains(&Code::IdMismatch) {
+                assert!(reading.back_rank().is_some(), "{reading:?}");
             }
         }
     }
@@ -51,6 +68,7 @@ fuzz_target!(|data: &[u8]| {
         if let Ok(fen) = std::str::from_utf8(value) {
             let _ = classify_fen(fen);
             let _ = parse_placement(fen);
+            let _ = read_fen(fen.as_bytes());
         }
     }
 });

@@ -22,7 +22,7 @@ fuzz_target!(|data: &[u8]| {
         let mut whole = GameReader::new(input).batch_bytes(usize::MAX);
         let mut expected = Vec::new();
         while let Some(batch) = whole.next_batch().expect("reading a slice cannot fail") {
-            expected.extend(validate_batch(&batch, options));
+            expected.extend(validate_batch(&batch, options).findings);
         }
         let config = PipelineConfig {
             threads: 2,
@@ -30,7 +30,7 @@ fuzz_target!(|data: &[u8]| {
             line_numbers: true,
         };
         let mut placed: Vec<Finding> = Vec::new();
-        run(input, config, |batch| validate_batch(batch, options), |batch, findings| {
+        run(input, config, |batch| validate_batch(batch, options).findings, |batch, findings| {
             for mut finding in findings {
                 assert!(
                     batch.games.iter().any(|game| game.index == finding.game),

@@ -11,6 +11,7 @@ mod output;
 mod pos;
 mod random;
 mod stats;
+mod summary;
 mod table;
 mod tag;
 mod validate;

@@ -14,7 +14,7 @@ use pgn960::stats::{
 
 use super::archive::{ArchiveArgs, InputsRead, run_inputs};
 use super::output::{Destination, Outputs};
-use super::{EXIT_ERROR, EXIT_OK};
+use super::{EXIT_ERROR, EXIT_OK, summary};
 
 /// Count results per Chess960 start position and write them as CSV.
 ///
@@ -130,7 +130,7 @@ fn count_inputs(args: &Args, sources: &[Source]) -> anyhow::Result<(StatsTable, 
     )?;
     progress.finish();
     if !args.archive.quiet && inputs.opened > 0 {
-        print_summary(&summary, &table);
+        print_summary(args, &summary, &table);
     }
     Ok((table, options.group_by.is_some(), inputs))
 }
@@ -162,17 +162,37 @@ fn merge_inputs(args: &Args) -> anyhow::Result<(StatsTable, bool, InputsRead)> {
     Ok((table, grouped_all.unwrap_or(false), inputs))
 }
 
-fn print_summary(summary: &StatsSummary, table: &StatsTable) {
-    let rows = table.rows().count();
-    eprintln!(
-        "pgn960 stats: {} games read, {} counted in {rows} rows\n  \
-         skipped: {} Double FRC, {} set-up or other variant, {} standard, {} unreadable, {} below --min-elo",
-        summary.games,
-        summary.counted,
-        summary.double_frc,
-        summary.set_up,
-        summary.standard,
-        summary.unreadable,
-        summary.below_min_elo,
+fn print_summary(args: &Args, counts: &StatsSummary, table: &StatsTable) {
+    let what = if args.include_standard {
+        "chess960 and standard"
+    } else {
+        "chess960"
+    };
+    let games = summary::count(
+        counts.counted,
+        &format!("{what} game"),
+        &format!("{what} games"),
     );
+    let rows = table.rows().count() as u64;
+    let place = if args.group_by.is_some() {
+        let groups = table.groups().count() as u64;
+        format!(
+            "{} of {}",
+            summary::count(rows, "row", "rows"),
+            summary::count(groups, "group", "groups")
+        )
+    } else {
+        summary::count(rows, "position", "positions")
+    };
+    let mut text = format!(
+        "pgn960 stats: {}\n  counted {games} in {place}",
+        summary::games_by_kind(&counts.kinds, "read")
+    );
+    if args.min_elo.is_some() {
+        text.push_str(&format!(
+            "; {} below --min-elo",
+            summary::count(counts.below_min_elo, "game", "games")
+        ));
+    }
+    eprintln!("{text}");
 }

@@ -43,18 +43,8 @@ pub fn run(_args: Args) -> anyhow::Result<u8> {
                 xfen: rank.to_xfen(),
                 shredder_fen: rank.to_shredder_fen(),
             })
-            .map_err(unwrap_io)?;
+            .map_err(pgn960::stats::into_io)?;
     }
     writer.flush()?;
     Ok(EXIT_OK)
-}
-
-/// csv wraps I/O errors in its own type, which hides them from the broken
-/// pipe check in `cli::run`; hand them on as plain `io::Error`s.
-fn unwrap_io(err: csv::Error) -> anyhow::Error {
-    match err.into_kind() {
-        csv::ErrorKind::Io(err) => err.into(),
-        // Rows of numbers and strings always serialize.
-        kind => anyhow::anyhow!("writing CSV: {kind:?}"),
-    }
 }

@@ -13,7 +13,7 @@ use pgn960::tag::{TagCounts, TagOptions, apply, tag_batch};
 use super::archive::{ArchiveArgs, InputFailure, Progress, for_each_input, run_input};
 use super::in_place::{self, RewriteError};
 use super::output::{LazyOutput, Outputs};
-use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
+use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, summary};
 
 /// Add or correct the Chess960Id tag of every Chess960 game.
 ///
@@ -108,12 +108,20 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             Sink::InPlace => {
                 let path = source.path().expect("--in-place refuses standard input");
                 let compression = opened.compression;
-                return in_place::rewrite(path, compression, |out| {
-                    let before = total;
+                let before = total;
+                let rewritten = in_place::rewrite(path, compression, |out| {
                     tag_stream(opened, config, options, out, progress, &mut total)
                         .map_err(RewriteError::from)?;
                     Ok(total.changed_since(&before))
                 });
+                if rewritten.is_err() {
+                    // The games were read, but the file keeps its old ids.
+                    total = TagCounts {
+                        kinds: total.kinds,
+                        ..before
+                    };
+                }
+                return rewritten;
             }
         };
         tag_stream(opened, config, options, out, progress, &mut total)
@@ -169,19 +177,33 @@ fn tag_stream(
 }
 
 fn print_summary(counts: &TagCounts, check: bool) {
-    let verb = if check { "would be " } else { "" };
-    eprintln!(
-        "pgn960 tag: {} games read, {} Chess960 games\n  \
-         id tags: {} {verb}added, {} {verb}rewritten, {} already right\n  \
-         left as they are: {} Double FRC, {} set-up or other variant, {} standard, {} unreadable",
-        counts.games,
-        counts.chess960,
-        counts.added,
+    let (would, tagged) = if check {
+        (
+            "would be ",
+            format!("{} to tag", summary::count(counts.tagged, "game", "games")),
+        )
+    } else {
+        (
+            "",
+            format!("tagged {}", summary::count(counts.tagged, "game", "games")),
+        )
+    };
+    let mut text = format!(
+        "pgn960 tag: {}\n  {tagged}: {} {would}added, {} {would}rewritten, {} already right\n",
+        summary::games_by_kind(&counts.kinds, "read"),
+        summary::count(counts.added, "id tag", "id tags"),
         counts.rewritten,
         counts.already_right,
-        counts.double_frc,
-        counts.set_up,
-        counts.standard,
-        counts.unreadable,
     );
+    if counts.left_alone > 0 {
+        text.push_str(&format!(
+            "  left as {}: an id tag that does not end on its line, or no safe place for a new one\n",
+            if counts.left_alone == 1 {
+                "it was: 1 game".to_string()
+            } else {
+                format!("they were: {} games", counts.left_alone)
+            }
+        ));
+    }
+    eprint!("{text}");
 }

@@ -6,13 +6,14 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::Context;
+use pgn960::game::KindCounts;
 use pgn960::pipeline::PipelineConfig;
 use pgn960::validate::{Code, Finding, Severity, ValidateOptions, validate_batch};
 use serde::Serialize;
 
 use super::archive::{ArchiveArgs, InputFailure, for_each_input, run_input};
 use super::output::{Destination, Outputs};
-use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
+use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, summary};
 
 /// Check Chess960 headers and moves; report every problem with a stable code.
 ///
@@ -146,7 +147,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
 
     let mut progress = args.archive.progress(&sources);
     let mut per_code: BTreeMap<Code, u64> = BTreeMap::new();
-    let mut games = 0u64;
+    let mut kinds = KindCounts::default();
     let config = PipelineConfig {
         line_numbers: true,
         ..args.archive.pipeline()
@@ -162,12 +163,12 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             config,
             progress,
             |batch| validate_batch(batch, options),
-            |batch, mut findings| {
-                games += batch.games.len() as u64;
-                for finding in &mut findings {
+            |batch, validation| {
+                kinds.merge(&validation.kinds);
+                for mut finding in validation.findings {
                     finding.line = batch.input_line(finding.line);
                     *per_code.entry(finding.code).or_default() += 1;
-                    report.write(&name, finding)?;
+                    report.write(&name, &finding)?;
                 }
                 Ok::<_, io::Error>(())
             },
@@ -179,7 +180,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         .with_context(|| format!("writing {report_name}"))?;
     progress.finish();
     if !args.archive.quiet && inputs.opened > 0 {
-        print_summary(games, &per_code);
+        print_summary(&kinds, &per_code);
     }
     let count = |severity| count_of(&per_code, severity);
     Ok(if inputs.failed {
@@ -199,12 +200,13 @@ fn count_of(per_code: &BTreeMap<Code, u64>, severity: Severity) -> u64 {
         .sum()
 }
 
-fn print_summary(games: u64, per_code: &BTreeMap<Code, u64>) {
+fn print_summary(kinds: &KindCounts, per_code: &BTreeMap<Code, u64>) {
     let total = |severity| count_of(per_code, severity);
     let mut text = format!(
-        "pgn960 validate: {games} games checked: {} errors, {} warnings, {} info\n",
-        total(Severity::Error),
-        total(Severity::Warning),
+        "pgn960 validate: {}\n  {}, {}, {} info\n",
+        summary::games_by_kind(kinds, "checked"),
+        summary::count(total(Severity::Error), "error", "errors"),
+        summary::count(total(Severity::Warning), "warning", "warnings"),
         total(Severity::Info)
     );
     for (code, n) in per_code {

@@ -21,9 +21,11 @@
 
 mod back_rank;
 mod fen;
+mod fen_read;
 mod start_array;
 
 pub use back_rank::{BackRank, BackRankError, IdError};
 pub(crate) use fen::check_board_part;
 pub use fen::{FenError, classify_fen, parse_fen_board, parse_placement};
+pub use fen_read::{FenProblem, FenRead, Placement, plain_start_array, read_fen};
 pub use start_array::{BoardStart, StartArray, StartFenError, classify_board};

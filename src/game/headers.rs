@@ -1,0 +1,236 @@
+//! One pass over a game's tag pairs, noting where the tags that commands
+//! ask about are: a name is compared once, chosen by its length, and never
+//! again by any command.
+
+use std::borrow::Cow;
+
+use pgn_reader::RawTag;
+
+use crate::split::{Batch, Game, TagSpan};
+
+/// The tags commands ask about by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Known {
+    /// `Event`
+    Event,
+    /// `Site`
+    Site,
+    /// `Date`
+    Date,
+    /// `Round`
+    Round,
+    /// `White`
+    White,
+    /// `Black`
+    Black,
+    /// `Result`
+    Result,
+    /// `WhiteElo`
+    WhiteElo,
+    /// `BlackElo`
+    BlackElo,
+    /// `TimeControl`
+    TimeControl,
+    /// `Termination`
+    Termination,
+    /// `ECO`
+    Eco,
+    /// `Opening`
+    Opening,
+    /// `Variant`
+    Variant,
+    /// `SetUp`
+    SetUp,
+}
+
+const KNOWN: usize = 15;
+
+impl Known {
+    /// The tag's name as PGN writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Known::Event => "Event",
+            Known::Site => "Site",
+            Known::Date => "Date",
+            Known::Round => "Round",
+            Known::White => "White",
+            Known::Black => "Black",
+            Known::Result => "Result",
+            Known::WhiteElo => "WhiteElo",
+            Known::BlackElo => "BlackElo",
+            Known::TimeControl => "TimeControl",
+            Known::Termination => "Termination",
+            Known::Eco => "ECO",
+            Known::Opening => "Opening",
+            Known::Variant => "Variant",
+            Known::SetUp => "SetUp",
+        }
+    }
+}
+
+/// Which tag a name is, by its length first: one comparison at most for
+/// most names, ignoring case (writers differ).
+fn which(name: &[u8]) -> Option<Which> {
+    let candidates: &[(&[u8], Which)] = match name.len() {
+        3 => &[(b"FEN", Which::Fen), (b"ECO", Which::Known(Known::Eco))],
+        4 => &[
+            (b"Site", Which::Known(Known::Site)),
+            (b"Date", Which::Known(Known::Date)),
+        ],
+        5 => &[
+            (b"Event", Which::Known(Known::Event)),
+            (b"Round", Which::Known(Known::Round)),
+            (b"White", Which::Known(Known::White)),
+            (b"Black", Which::Known(Known::Black)),
+            (b"SetUp", Which::Known(Known::SetUp)),
+        ],
+        6 => &[(b"Result", Which::Known(Known::Result))],
+        7 => &[
+            (b"Variant", Which::Known(Known::Variant)),
+            (b"Opening", Which::Known(Known::Opening)),
+        ],
+        8 => &[
+            (b"WhiteElo", Which::Known(Known::WhiteElo)),
+            (b"BlackElo", Which::Known(Known::BlackElo)),
+        ],
+        10 => &[(b"Chess960Id", Which::Id { fritz9: false })],
+        11 => &[
+            (b"TimeControl", Which::Known(Known::TimeControl)),
+            (b"Termination", Which::Known(Known::Termination)),
+        ],
+        16 => &[(b"Chess960Fritz9Id", Which::Id { fritz9: true })],
+        _ => return None,
+    };
+    candidates
+        .iter()
+        .find(|(wanted, _)| name.eq_ignore_ascii_case(wanted))
+        .map(|&(_, which)| which)
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Which {
+    Known(Known),
+    Fen,
+    Id { fritz9: bool },
+}
+
+/// An id tag of a game: `Chess960Id` or `Chess960Fritz9Id`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IdTag {
+    /// Its index in [`Batch::tags`].
+    pub tag: usize,
+    /// Whether it is `Chess960Fritz9Id`.
+    pub fritz9: bool,
+}
+
+/// Where a game's known tags are, as indices into [`Batch::tags`]: the
+/// last of each name (a repeated tag's last value wins), and every `FEN`
+/// and id tag (a game with several must have them agree).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Headers {
+    last: [Option<usize>; KNOWN],
+    fens: Vec<usize>,
+    ids: Vec<IdTag>,
+}
+
+impl Headers {
+    /// Reads the names of a game's tags.
+    pub fn read(batch: &Batch, game: &Game) -> Headers {
+        let mut headers = Headers::default();
+        for tag in game.tags.clone() {
+            match which(batch.name(&batch.tags[tag])) {
+                Some(Which::Known(known)) => headers.last[known as usize] = Some(tag),
+                Some(Which::Fen) => headers.fens.push(tag),
+                Some(Which::Id { fritz9 }) => headers.ids.push(IdTag { tag, fritz9 }),
+                None => {}
+            }
+        }
+        headers
+    }
+
+    /// The last tag of this name.
+    pub fn get(&self, known: Known) -> Option<usize> {
+        self.last[known as usize]
+    }
+
+    /// Every `FEN` tag, in order.
+    pub fn fens(&self) -> &[usize] {
+        &self.fens
+    }
+
+    /// Every `Chess960Id` and `Chess960Fritz9Id` tag, in order.
+    pub fn ids(&self) -> &[IdTag] {
+        &self.ids
+    }
+}
+
+/// A tag's value with `\"` and `\\` unescaped.
+pub fn tag_value<'a>(batch: &'a Batch, tag: &TagSpan) -> Cow<'a, [u8]> {
+    RawTag(batch.raw_value(tag)).decode()
+}
+
+/// Whether a tag has the given name (ASCII case-insensitive, as writers differ).
+#[inline]
+pub fn is_named(batch: &Batch, tag: &TagSpan, name: &str) -> bool {
+    batch.name(tag).eq_ignore_ascii_case(name.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::split::GameReader;
+
+    #[test]
+    fn every_known_name_is_found_whatever_its_case() {
+        let names = [
+            Known::Event,
+            Known::Site,
+            Known::Date,
+            Known::Round,
+            Known::White,
+            Known::Black,
+            Known::Result,
+            Known::WhiteElo,
+            Known::BlackElo,
+            Known::TimeControl,
+            Known::Termination,
+            Known::Eco,
+            Known::Opening,
+            Known::Variant,
+            Known::SetUp,
+        ];
+        let mut pgn = String::new();
+        for known in names {
+            pgn.push_str(&format!("[{} \"x\"]\n", known.name().to_lowercase()));
+        }
+        pgn.push_str("[FEN \"a\"]\n[Fen \"b\"]\n[Chess960Id \"1\"]\n[CHESS960FRITZ9ID \"2\"]\n[Other \"y\"]\n[Event \"last\"]\n\n*\n");
+        let batch = GameReader::new(pgn.as_bytes())
+            .next_batch()
+            .unwrap()
+            .unwrap();
+        let headers = Headers::read(&batch, &batch.games[0]);
+        for (i, known) in names.into_iter().enumerate() {
+            let expected = if known == Known::Event {
+                names.len() + 5
+            } else {
+                i
+            };
+            assert_eq!(headers.get(known), Some(expected), "{known:?}");
+        }
+        assert_eq!(headers.fens(), [15, 16]);
+        assert_eq!(
+            headers.ids(),
+            [
+                IdTag {
+                    tag: 17,
+                    fritz9: false
+                },
+                IdTag {
+                    tag: 18,
+                    fritz9: true
+                }
+            ]
+        );
+        assert_eq!(KNOWN, names.len());
+    }
+}

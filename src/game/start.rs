@@ -1,0 +1,89 @@
+//! Where a game starts, from its `FEN` tags, by one rule for every
+//! command: no `FEN` tag means the standard array; a `FEN` tag is read
+//! with either castling notation, and a lone board part is read too; two
+//! `FEN` tags must give the same position (placement, side to move,
+//! castling rights and en passant square, where both give them).
+
+use crate::position::{
+    BackRank, BackRankError, BoardStart, FenError, FenRead, StartArray, plain_start_array, read_fen,
+};
+use crate::split::Batch;
+
+use super::headers::{Headers, tag_value};
+
+/// Where a game starts, as its `FEN` tags tell.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// No `FEN` tag: the standard array.
+    NoFen,
+    /// A start array: a Chess960 one (518 included) or a Double FRC pair.
+    Array(StartArray),
+    /// A board with the shape of a start array whose back ranks break a
+    /// Chess960 rule.
+    IllegalBackRank {
+        /// White's back rank, or the rule it breaks.
+        white: Result<BackRank, BackRankError>,
+        /// Black's back rank, or the rule it breaks.
+        black: Result<BackRank, BackRankError>,
+    },
+    /// Any other position: a set-up game.
+    SetUp,
+    /// The game is not chess (its `Variant` names another game): its `FEN`
+    /// is not read as a chess position.
+    NotChess,
+    /// A `FEN` tag whose placement does not read.
+    BadFen {
+        /// The tag, an index into [`Batch::tags`].
+        tag: usize,
+        /// What is wrong with it.
+        error: FenError,
+    },
+    /// `FEN` tags that give different positions.
+    Conflict {
+        /// The first `FEN` tag.
+        first: usize,
+        /// The first that differs from it.
+        second: usize,
+        /// Whether the pieces stand differently (else the side to move,
+        /// castling rights or en passant square differ).
+        placement: bool,
+    },
+}
+
+/// Reads the start from the `FEN` tags noted in `headers`.
+pub(super) fn read_start(batch: &Batch, headers: &Headers) -> Start {
+    let fens = headers.fens();
+    let Some(&first) = fens.first() else {
+        return Start::NoFen;
+    };
+    if fens.len() == 1 {
+        // The usual case: one FEN, most often a start array spelled the
+        // usual way, read off its bytes.
+        if let Some(rank) = plain_start_array(batch.raw_value(&batch.tags[first])) {
+            return Start::Array(StartArray::Chess960(rank));
+        }
+    }
+    let mut reads: Vec<(usize, FenRead)> = Vec::with_capacity(fens.len());
+    for &tag in fens {
+        match read_fen(&tag_value(batch, &batch.tags[tag])) {
+            Ok(read) => reads.push((tag, read)),
+            Err(error) => return Start::BadFen { tag, error },
+        }
+    }
+    let (_, first_read) = &reads[0];
+    if let Some((second, other)) = reads[1..]
+        .iter()
+        .find(|(_, other)| !first_read.same_position(other))
+    {
+        return Start::Conflict {
+            first,
+            second: *second,
+            placement: first_read.board() != other.board(),
+        };
+    }
+    match first_read.board_start() {
+        BoardStart::Start(start) => Start::Array(start),
+        BoardStart::IllegalBackRank { white, black } => Start::IllegalBackRank { white, black },
+        BoardStart::NotAStart => Start::SetUp,
+    }
+}

@@ -1,0 +1,274 @@
+//! The stats CSV: written with the derived columns (scores, intervals,
+//! averages) computed from the exact sums, read back by column name for
+//! `--merge`, which needs only the sums.
+
+use std::fmt;
+use std::io::{self, Read, Write};
+
+use serde::Deserialize;
+
+use crate::BackRank;
+
+use super::table::{PositionStats, StatsTable};
+
+/// The columns every stats CSV starts with, in this order.
+pub const COLUMNS: [&str; 15] = [
+    "scharnagl",
+    "fritz9",
+    "position",
+    "games",
+    "white_wins",
+    "draws",
+    "black_wins",
+    "unfinished",
+    "white_score",
+    "white_score_low",
+    "white_score_high",
+    "draw_rate",
+    "avg_white_elo",
+    "avg_black_elo",
+    "expected_white_score",
+];
+
+/// The integer columns after [`COLUMNS`] that make merging exact.
+pub const EXACT_COLUMNS: [&str; 6] = [
+    "white_elo_count",
+    "white_elo_sum",
+    "black_elo_count",
+    "black_elo_sum",
+    "both_rated",
+    "expected_white_e9",
+];
+
+/// Writes a table as CSV: a header, then one row per position with games
+/// (every position with `all_positions`, in each group), sorted by group
+/// and Scharnagl number. With `grouped`, a leading `group` column.
+///
+/// # Errors
+///
+/// Any error of `out`.
+pub fn write_csv(
+    table: &StatsTable,
+    grouped: bool,
+    all_positions: bool,
+    out: impl Write,
+) -> io::Result<()> {
+    let mut csv = csv::Writer::from_writer(out);
+    write_rows(&mut csv, table, grouped, all_positions).map_err(into_io)?;
+    csv.flush()
+}
+
+/// Turns a CSV writer's error into an I/O error that keeps its kind: a
+/// closed pipe must stay a broken pipe, so that `pgn960 stats | head` ends
+/// quietly.
+pub fn into_io(err: csv::Error) -> io::Error {
+    if !err.is_io_error() {
+        return io::Error::other(err);
+    }
+    match err.into_kind() {
+        csv::ErrorKind::Io(err) => err,
+        other => io::Error::other(format!("{other:?}")),
+    }
+}
+
+fn write_rows<W: Write>(
+    csv: &mut csv::Writer<W>,
+    table: &StatsTable,
+    grouped: bool,
+    all_positions: bool,
+) -> csv::Result<()> {
+    let mut header: Vec<&str> = Vec::new();
+    if grouped {
+        header.push("group");
+    }
+    header.extend(COLUMNS);
+    header.extend(EXACT_COLUMNS);
+    csv.write_record(&header)?;
+
+    let empty = PositionStats::default();
+    let mut groups: Vec<(&str, Option<&super::table::Rows>)> = table
+        .groups()
+        .map(|(group, rows)| (group, Some(rows)))
+        .collect();
+    if groups.is_empty() && all_positions {
+        groups.push(("", None));
+    }
+    for (group, rows) in groups {
+        let ids: Vec<u16> = if all_positions {
+            (0..BackRank::COUNT).collect()
+        } else {
+            rows.map(|rows| rows.keys().copied().collect())
+                .unwrap_or_default()
+        };
+        for id in ids {
+            let stats = rows.and_then(|rows| rows.get(&id)).unwrap_or(&empty);
+            let mut record: Vec<String> = Vec::with_capacity(header.len());
+            if grouped {
+                record.push(group.to_string());
+            }
+            record.extend(row(id, stats));
+            csv.write_record(&record)?;
+        }
+    }
+    Ok(())
+}
+
+/// The cells of one position's row, group aside.
+fn row(id: u16, stats: &PositionStats) -> [String; 21] {
+    let rank = BackRank::from_scharnagl(u32::from(id)).expect("rows hold ids below 960");
+    let (low, high) = stats.white_score_interval().unzip();
+    [
+        id.to_string(),
+        rank.fritz9().to_string(),
+        rank.to_string(),
+        stats.games.to_string(),
+        stats.white_wins.to_string(),
+        stats.draws.to_string(),
+        stats.black_wins.to_string(),
+        stats.unfinished.to_string(),
+        float(stats.white_score()),
+        float(low),
+        float(high),
+        float(stats.draw_rate()),
+        float(stats.avg_white_elo()),
+        float(stats.avg_black_elo()),
+        float(stats.expected_white_score()),
+        stats.white_elo_count.to_string(),
+        stats.white_elo_sum.to_string(),
+        stats.black_elo_count.to_string(),
+        stats.black_elo_sum.to_string(),
+        stats.both_rated.to_string(),
+        stats.expected_white_e9.to_string(),
+    ]
+}
+
+fn float(value: Option<f64>) -> String {
+    value.map_or_else(String::new, |v| format!("{v:.6}"))
+}
+
+/// A stats CSV that cannot be merged.
+#[derive(Debug)]
+pub enum ReadCsvError {
+    /// The CSV layer failed (I/O, syntax, or a cell that is not the number
+    /// its column holds), with the record where known.
+    Csv(csv::Error),
+    /// The header lacks a column merging needs.
+    MissingColumn(&'static str),
+    /// A Scharnagl number that is no position.
+    BadPosition {
+        /// 1-based line of the record.
+        line: u64,
+        /// The number.
+        scharnagl: u64,
+    },
+}
+
+impl fmt::Display for ReadCsvError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadCsvError::Csv(err) => write!(f, "{err}"),
+            ReadCsvError::MissingColumn(column) => write!(
+                f,
+                "no `{column}` column: not a CSV written by `pgn960 stats`"
+            ),
+            ReadCsvError::BadPosition { line, scharnagl } => {
+                write!(f, "line {line}: `scharnagl` is {scharnagl}, not 0 to 959")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ReadCsvError {}
+
+impl From<csv::Error> for ReadCsvError {
+    fn from(err: csv::Error) -> Self {
+        ReadCsvError::Csv(err)
+    }
+}
+
+/// The columns of a stats CSV that merging reads: the sums. The derived
+/// columns are computed again from them.
+#[derive(Deserialize)]
+struct SumsRow {
+    #[serde(default)]
+    group: String,
+    scharnagl: u64,
+    games: u64,
+    white_wins: u64,
+    draws: u64,
+    black_wins: u64,
+    unfinished: u64,
+    white_elo_count: u64,
+    white_elo_sum: i64,
+    black_elo_count: u64,
+    black_elo_sum: i64,
+    both_rated: u64,
+    expected_white_e9: u64,
+}
+
+/// The columns [`SumsRow`] reads, which a mergeable CSV must have.
+const SUMS: [&str; 12] = [
+    "scharnagl",
+    "games",
+    "white_wins",
+    "draws",
+    "black_wins",
+    "unfinished",
+    "white_elo_count",
+    "white_elo_sum",
+    "black_elo_count",
+    "black_elo_sum",
+    "both_rated",
+    "expected_white_e9",
+];
+
+/// Reads a CSV written by [`write_csv`] back into a table, and whether it
+/// had a `group` column.
+///
+/// # Errors
+///
+/// [`ReadCsvError`] when the CSV is unreadable, lacks a column that
+/// merging needs, or has a cell that is not a number.
+pub fn read_csv(input: impl Read) -> Result<(StatsTable, bool), ReadCsvError> {
+    let mut csv = csv::Reader::from_reader(input);
+    let header = csv.headers()?.clone();
+    if let Some(missing) = SUMS.iter().find(|name| !header.iter().any(|h| h == **name)) {
+        return Err(ReadCsvError::MissingColumn(missing));
+    }
+    let grouped = header.iter().any(|h| h == "group");
+    let mut table = StatsTable::default();
+    for record in csv.records() {
+        let record = record?;
+        let line = record.position().map_or(0, |p| p.line());
+        let row: SumsRow = record.deserialize(Some(&header))?;
+        let scharnagl = u16::try_from(row.scharnagl)
+            .ok()
+            .filter(|id| *id < BackRank::COUNT)
+            .ok_or(ReadCsvError::BadPosition {
+                line,
+                scharnagl: row.scharnagl,
+            })?;
+        let stats = PositionStats {
+            games: row.games,
+            white_wins: row.white_wins,
+            draws: row.draws,
+            black_wins: row.black_wins,
+            unfinished: row.unfinished,
+            white_elo_count: row.white_elo_count,
+            white_elo_sum: row.white_elo_sum,
+            black_elo_count: row.black_elo_count,
+            black_elo_sum: row.black_elo_sum,
+            both_rated: row.both_rated,
+            expected_white_e9: row.expected_white_e9,
+        };
+        if stats.games == 0 {
+            continue; // an --all-positions row: nothing to add
+        }
+        table
+            .rows_of(&row.group)
+            .entry(scharnagl)
+            .or_default()
+            .merge(&stats);
+    }
+    Ok((table, grouped))
+}

@@ -1,0 +1,86 @@
+//! Per-start-position statistics that merge exactly.
+//!
+//! Researchers split archives into shards, count them on different machines
+//! and merge the results, so every accumulated quantity is an integer: game
+//! counts, rating sums, and the Elo expectation summed in units of 10^-9.
+//! Integer sums do not depend on the order of addition, so a merge of shard
+//! tables is the table of one run over all shards, byte for byte. The
+//! derived columns (scores, Wilson intervals, averages) are computed from
+//! the integers only when the table is written.
+//!
+//! - `table`: the counts, by group and position;
+//! - `facts`: what is read of each game (result, ratings, group);
+//! - `csv`: the CSV, written and read back.
+
+mod csv;
+mod facts;
+mod table;
+
+pub use self::csv::{COLUMNS, EXACT_COLUMNS, ReadCsvError, into_io, read_csv, write_csv};
+pub use facts::{
+    ELO_RANGE, GameFacts, GameResult, GroupBy, UNKNOWN_GROUP, parse_elo, parse_result,
+};
+pub use table::{PositionStats, StatsTable, Z_95, wilson};
+
+use crate::game::{KindCounts, Reading};
+use crate::split::Batch;
+
+/// What to count.
+#[derive(Clone, Debug, Default)]
+pub struct StatsOptions {
+    /// Count plain standard games too (under 518).
+    pub include_standard: bool,
+    /// Group rows by a tag or the year.
+    pub group_by: Option<GroupBy>,
+    /// Keep only games where both players are rated at least this.
+    pub min_elo: Option<i32>,
+}
+
+/// What was read and counted; adds up across batches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StatsSummary {
+    /// Games read, by kind.
+    pub kinds: KindCounts,
+    /// Games counted in the table.
+    pub counted: u64,
+    /// Games that would have been counted but for `--min-elo` (unrated, or
+    /// rated below it).
+    pub below_min_elo: u64,
+}
+
+impl StatsSummary {
+    /// Adds another summary to this one.
+    pub fn merge(&mut self, other: &StatsSummary) {
+        self.kinds.merge(&other.kinds);
+        add_fields!(self, other, counted, below_min_elo);
+    }
+}
+
+/// Counts the games of a batch: every Chess960 game (and standard game,
+/// with `include_standard`) under its position, and every game by kind.
+pub fn stats_batch(batch: &Batch, options: &StatsOptions) -> (StatsTable, StatsSummary) {
+    let mut table = StatsTable::default();
+    let mut summary = StatsSummary::default();
+    for game in &batch.games {
+        let reading = Reading::of(batch, game);
+        summary.kinds.add(reading.kind);
+        let Some(position) = reading.id(options.include_standard) else {
+            continue;
+        };
+        let facts = GameFacts::of(batch, &reading);
+        if let Some(min) = options.min_elo {
+            let rated = |elo: Option<i32>| elo.is_some_and(|elo| elo >= min);
+            if !(rated(facts.white_elo) && rated(facts.black_elo)) {
+                summary.below_min_elo += 1;
+                continue;
+            }
+        }
+        let group = match &options.group_by {
+            Some(by) => by.group_of(batch, game, &reading),
+            None => String::new(),
+        };
+        table.add(&group, position, &facts);
+        summary.counted += 1;
+    }
+    (table, summary)
+}

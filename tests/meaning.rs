@@ -1,0 +1,359 @@
+//! One meaning of a game: `tag`, `stats` and `validate` read every game the
+//! same way, and their summaries count games by kind in one vocabulary.
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+
+use crate::common::{pgn960, sample_file, say_skipped, testdata_file};
+
+const FEN_0: &str = "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR";
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    let path = dir.join(name);
+    fs::write(&path, bytes).expect("writable");
+    path.to_str().expect("UTF-8").to_string()
+}
+
+/// The first line of a command's summary, and the rest.
+fn summary(stderr: &str, command: &str) -> (String, String) {
+    let start = stderr
+        .find(&format!("pgn960 {command}: "))
+        .unwrap_or_else(|| panic!("no {command} summary in {stderr:?}"));
+    let mut lines = stderr[start..].lines();
+    let first = lines.next().expect("a first line").to_string();
+    (first, lines.collect::<Vec<_>>().join("\n"))
+}
+
+/// A game whose Variant names another game is `other`: no id, not
+/// counted, no Chess960 finding — whatever its FEN.
+#[test]
+fn another_game_on_a_960_array_is_other_in_every_command() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let pgn = format!(
+        "[Event \"Antichess\"]\n[Variant \"Antichess\"]\n[SetUp \"1\"]\n[FEN \"{FEN_0} w - - 0 1\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n\n\
+         [Event \"Seirawan\"]\n[Variant \"Seirawan\"]\n[SetUp \"1\"]\n[FEN \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[HEhe] w KQBCDFGkqbcdfg - 0 1\"]\n[Result \"0-1\"]\n\n1. e4 e5 0-1\n"
+    );
+    let file = write(dir.path(), "variants.pgn", pgn.as_bytes());
+    let tag = pgn960(&["tag", &file], None);
+    assert_eq!(tag.code, 0, "{}", tag.stderr);
+    assert_eq!(tag.stdout, pgn.as_bytes(), "no id for another game");
+    let (first, rest) = summary(&tag.stderr, "tag");
+    assert!(
+        first.ends_with("0 chess960, 0 standard, 0 dfrc, 2 other, 0 unreadable"),
+        "{first}"
+    );
+    assert!(rest.contains("tagged 0 games"), "{rest}");
+
+    let stats = pgn960(&["stats", &file], None);
+    assert_eq!(stats.code, 0, "{}", stats.stderr);
+    assert_eq!(
+        String::from_utf8_lossy(&stats.stdout).lines().count(),
+        1,
+        "a header only"
+    );
+    assert!(
+        summary(&stats.stderr, "stats").0.contains("2 other"),
+        "{}",
+        stats.stderr
+    );
+
+    let validate = pgn960(&["validate", &file], None);
+    assert_eq!(validate.code, 0, "{}", validate.stderr);
+    assert_eq!(
+        String::from_utf8_lossy(&validate.stdout).lines().count(),
+        1,
+        "no finding: {}",
+        String::from_utf8_lossy(&validate.stdout)
+    );
+}
+
+/// The board part alone: every command reads its number; `validate`
+/// warns, and replays the moves from that start.
+#[test]
+fn a_fen_of_the_board_part_alone_has_its_number_and_a_warning() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let pgn = format!(
+        "[Event \"x\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"{FEN_0}\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n"
+    );
+    let file = write(dir.path(), "board.pgn", pgn.as_bytes());
+    let tag = pgn960(&["tag", &file], None);
+    assert!(
+        String::from_utf8_lossy(&tag.stdout).contains("[Chess960Id \"0\"]"),
+        "{}",
+        tag.stderr
+    );
+    let stats = pgn960(&["stats", "-q", &file], None);
+    assert!(
+        String::from_utf8_lossy(&stats.stdout).contains("\n0,81,BBQNNRKR,1,1,"),
+        "{:?}",
+        String::from_utf8_lossy(&stats.stdout)
+    );
+    let validate = pgn960(&["validate", "-q", &file], None);
+    assert_eq!(validate.code, 0, "a warning is no error");
+    let report = String::from_utf8_lossy(&validate.stdout);
+    let codes: Vec<&str> = report
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(4).unwrap_or(""))
+        .collect();
+    assert_eq!(codes, ["fen_incomplete"], "{report}");
+}
+
+/// Two FEN tags that differ in the side to move only: unreadable in
+/// every command (no id, not counted), a `fen_conflict` in `validate`.
+#[test]
+fn fens_that_differ_in_the_side_to_move_are_unreadable_everywhere() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let pgn = format!(
+        "[Event \"x\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"{FEN_0} w KQkq - 0 1\"]\n[FEN \"{FEN_0} b KQkq - 0 1\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n"
+    );
+    let file = write(dir.path(), "conflict.pgn", pgn.as_bytes());
+    let tag = pgn960(&["tag", &file], None);
+    assert_eq!(tag.stdout, pgn.as_bytes(), "no id");
+    assert!(
+        summary(&tag.stderr, "tag").0.ends_with("1 unreadable"),
+        "{}",
+        tag.stderr
+    );
+    let stats = pgn960(&["stats", &file], None);
+    assert!(
+        summary(&stats.stderr, "stats").0.ends_with("1 unreadable"),
+        "{}",
+        stats.stderr
+    );
+    let validate = pgn960(&["validate", "-q", &file], None);
+    assert!(
+        String::from_utf8_lossy(&validate.stdout).contains(",error,fen_conflict,"),
+        "{:?}",
+        String::from_utf8_lossy(&validate.stdout)
+    );
+}
+
+/// `--include-standard` tags and counts standard games as `standard`,
+/// never as Chess960 games.
+#[test]
+fn standard_games_are_standard_in_the_summaries() {
+    let sample = sample_file("standard/lichess_db_1000k-first300.pgn.zst");
+    let sample = sample.to_str().expect("UTF-8");
+    let tag = pgn960(
+        &["tag", "--include-standard", "-o", "/dev/null", sample],
+        None,
+    );
+    let (first, rest) = summary(&tag.stderr, "tag");
+    assert_eq!(
+        first,
+        "pgn960 tag: 300 games read: 0 chess960, 300 standard, 0 dfrc, 0 other, 0 unreadable"
+    );
+    assert_eq!(
+        rest.trim(),
+        "tagged 300 games: 300 id tags added, 0 rewritten, 0 already right"
+    );
+    // With --fritz9, tags are counted as tags, games as games.
+    let tag = pgn960(
+        &[
+            "tag",
+            "--include-standard",
+            "--fritz9",
+            "-o",
+            "/dev/null",
+            sample,
+        ],
+        None,
+    );
+    let (_, rest) = summary(&tag.stderr, "tag");
+    assert_eq!(
+        rest.trim(),
+        "tagged 300 games: 600 id tags added, 0 rewritten, 0 already right"
+    );
+    let stats = pgn960(
+        &["stats", "--include-standard", "-o", "/dev/null", sample],
+        None,
+    );
+    let (first, rest) = summary(&stats.stderr, "stats");
+    assert!(
+        first.ends_with("0 chess960, 300 standard, 0 dfrc, 0 other, 0 unreadable"),
+        "{first}"
+    );
+    assert_eq!(
+        rest.trim(),
+        "counted 300 chess960 and standard games in 1 position"
+    );
+}
+
+/// `--all-positions` writes 960 rows; the summary counts positions with
+/// games. Counts of one are singular.
+#[test]
+fn summaries_count_what_they_name() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    // One warning: a FEN without SetUp.
+    let pgn = format!(
+        "[Event \"x\"]\n[Variant \"Chess960\"]\n[FEN \"{FEN_0} w KQkq - 0 1\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n"
+    );
+    let file = write(dir.path(), "one.pgn", pgn.as_bytes());
+    let stats = pgn960(&["stats", "--all-positions", &file], None);
+    assert_eq!(String::from_utf8_lossy(&stats.stdout).lines().count(), 961);
+    let (first, rest) = summary(&stats.stderr, "stats");
+    assert_eq!(
+        first,
+        "pgn960 stats: 1 game read: 1 chess960, 0 standard, 0 dfrc, 0 other, 0 unreadable"
+    );
+    assert_eq!(rest.trim(), "counted 1 chess960 game in 1 position");
+    let tag = pgn960(&["tag", "-o", "/dev/null", &file], None);
+    assert_eq!(
+        summary(&tag.stderr, "tag").1.trim(),
+        "tagged 1 game: 1 id tag added, 0 rewritten, 0 already right"
+    );
+    let validate = pgn960(&["validate", &file], None);
+    let (first, rest) = summary(&validate.stderr, "validate");
+    assert!(
+        first.starts_with("pgn960 validate: 1 game checked: "),
+        "{first}"
+    );
+    assert!(rest.starts_with("  0 errors, 1 warning, 0 info"), "{rest}");
+}
+
+/// A `.zst` cut short: every command counts the games it read before the
+/// damage, and they agree.
+#[test]
+fn a_truncated_archive_gives_the_same_counts_in_every_command() {
+    let plain = crate::common::read_pgn(&sample_file("tcec-s26-frc-no-castling-bonus.pgn.zst"));
+    let packed = zstd::stream::encode_all(&plain[..], 3).expect("in memory");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let cut = write(dir.path(), "cut.pgn.zst", &packed[..packed.len() * 2 / 3]);
+    let mut firsts = Vec::new();
+    for command in ["tag", "stats", "validate"] {
+        let run = pgn960(&[command, "-q", "--threads", "1", &cut], None);
+        assert_eq!(run.code, 2, "{command}: a damaged input is an error");
+        let run = pgn960(&[command, &cut], None);
+        let (first, _) = summary(&run.stderr, command);
+        let counts = first.split_once(": ").expect("a colon").1.to_string();
+        firsts.push(counts.replace(" checked:", " read:"));
+    }
+    assert!(
+        firsts[0].starts_with(|c: char| c.is_ascii_digit() && c != '0'),
+        "{firsts:?}"
+    );
+    assert_eq!(firsts[0], firsts[1], "tag and stats");
+    assert_eq!(firsts[0], firsts[2], "tag and validate");
+}
+
+/// A rating outside any real range is no rating: it does not overflow the
+/// Elo expectation, and it counts as absent.
+#[test]
+fn a_rating_out_of_range_is_no_rating() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let pgn = format!(
+        "[Event \"x\"]\n[FEN \"{FEN_0} w KQkq - 0 1\"]\n[WhiteElo \"-2000000000\"]\n[BlackElo \"2000000000\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n\n\
+         [Event \"y\"]\n[FEN \"{FEN_0} w KQkq - 0 1\"]\n[WhiteElo \"0\"]\n[BlackElo \"4001\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n"
+    );
+    let file = write(dir.path(), "elo.pgn", pgn.as_bytes());
+    let stats = pgn960(&["stats", "-q", &file], None);
+    assert_eq!(stats.code, 0, "{}", stats.stderr);
+    let csv = String::from_utf8(stats.stdout).expect("UTF-8");
+    let row: Vec<&str> = csv.lines().nth(1).expect("a row").split(',').collect();
+    // avg_white_elo, avg_black_elo, expected_white_score: empty.
+    assert_eq!(row[12..15], ["", "", ""], "{csv}");
+    // white_elo_count .. both_rated: none rated.
+    assert_eq!(row[15..20], ["0", "0", "0", "0", "0"], "{csv}");
+    let min = pgn960(&["stats", "-q", "--min-elo", "1", &file], None);
+    assert_eq!(
+        String::from_utf8_lossy(&min.stdout).lines().count(),
+        1,
+        "no game is rated"
+    );
+}
+
+/// Every spelling of Chess960 that is read as one is listed in the README,
+/// and `variant_spelling` names the spellings common readers accept.
+#[test]
+fn the_readme_lists_every_spelling_read_as_chess960() {
+    let readme = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md");
+    let section = readme
+        .split("## Which games are Chess960")
+        .nth(1)
+        .expect("a section on which games are Chess960");
+    for name in pgn960::game::CHESS960_NAMES
+        .iter()
+        .chain(&pgn960::game::COMMON_SPELLINGS)
+        .chain(&pgn960::game::STANDARD_NAMES)
+    {
+        assert!(
+            section.contains(&format!("`{name}`")),
+            "the README does not list `{name}`"
+        );
+    }
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut pgn = Vec::new();
+    for spelling in ["Fischer Random", "fischer random chess", "9 6 0"] {
+        write!(
+            pgn,
+            "[Event \"{spelling}\"]\n[Variant \"{spelling}\"]\n[SetUp \"1\"]\n[FEN \"{FEN_0} w KQkq - 0 1\"]\n\n*\n\n"
+        )
+        .expect("in memory");
+    }
+    let file = write(dir.path(), "spellings.pgn", &pgn);
+    let run = pgn960(&["validate", "-q", &file], None);
+    let report = String::from_utf8_lossy(&run.stdout);
+    let notes: Vec<&str> = report
+        .lines()
+        .filter(|l| l.contains("variant_spelling"))
+        .collect();
+    // "Fischer Random" is one that common readers take.
+    assert_eq!(notes.len(), 2, "{report}");
+    assert!(notes[0].contains("\"\"Fischer Random\"\""), "{}", notes[0]);
+    let tag = pgn960(&["tag", &file], None);
+    assert!(
+        summary(&tag.stderr, "tag").0.contains("3 chess960"),
+        "{}",
+        tag.stderr
+    );
+}
+
+/// A file `--in-place` cannot replace is named, not its temporary file,
+/// and its ids are not counted as added.
+#[test]
+fn in_place_on_a_file_that_cannot_be_replaced_names_the_file() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let file = write(
+        dir.path(),
+        "fixed.pgn",
+        &fs::read(testdata_file("sample.pgn")).expect("sample"),
+    );
+    // An immutable file (root can set the flag on ext4 and most file
+    // systems); where that is not possible, say so and stop here.
+    let set = std::process::Command::new("chattr")
+        .args(["+i", &file])
+        .status();
+    if !set.is_ok_and(|s| s.success()) {
+        say_skipped(
+            "meaning::in_place_on_a_file_that_cannot_be_replaced_names_the_file",
+            "chattr +i is not available here",
+        );
+        return;
+    }
+    let run = pgn960(&["tag", "--in-place", &file], None);
+    let _ = std::process::Command::new("chattr")
+        .args(["-i", &file])
+        .status();
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let first = run.stderr.lines().next().expect("an error line");
+    assert!(
+        first.starts_with(&format!("pgn960: {file}: not rewritten, left as it was")),
+        "{first}"
+    );
+    assert!(!first.contains("pgn960-tmp"), "{first}");
+    assert!(run.stderr.contains("tagged 0 games"), "{}", run.stderr);
+}
+
+/// `validate --report INPUT` is refused without suggesting `tag`.
+#[test]
+fn a_refused_report_does_not_suggest_tag() {
+    let sample = testdata_file("sample.pgn");
+    let sample = sample.to_str().expect("UTF-8");
+    let run = pgn960(&["validate", sample, "--report", sample], None);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("also an input"), "{}", run.stderr);
+    assert!(!run.stderr.contains("--in-place"), "{}", run.stderr);
+}
