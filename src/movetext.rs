@@ -99,6 +99,121 @@ pub struct Token {
     pub depth: u32,
 }
 
+/// Whether a byte ends a word: white space, or one of `{ } ( ) ;`.
+#[inline(always)]
+fn ends_word(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t' | b'\n' | b'\r' | b'{' | b'}' | b'(' | b')' | b';'
+    )
+}
+
+/// The length of the move number a word starts with (`12.`, `12...`,
+/// bare `12`), 0 when it starts with none (`1-0` and `0-0` do not).
+fn move_number_len(word: &[u8]) -> usize {
+    let digits = word.iter().take_while(|b| b.is_ascii_digit()).count();
+    let dots = word[digits..].iter().take_while(|&&b| b == b'.').count();
+    if digits > 0 && (dots > 0 || digits == word.len()) {
+        digits + dots
+    } else {
+        0
+    }
+}
+
+/// Whether a word is annotation glyphs alone (`!?`).
+fn is_glyphs(word: &[u8]) -> bool {
+    word.iter().all(|b| matches!(b, b'!' | b'?'))
+}
+
+/// Where a reader of movetext is, and what it has seen open: the state
+/// [`Lexer`] and [`Mainline`] share, and the rules they both keep.
+#[derive(Clone, Debug)]
+struct Cursor<'a> {
+    text: &'a [u8],
+    at: usize,
+    /// Whether `text[0]` starts a line.
+    starts_line: bool,
+    depth: u32,
+    open_comment: Option<usize>,
+    open_variation: Option<usize>,
+}
+
+impl<'a> Cursor<'a> {
+    fn new(text: &'a [u8], starts_line: bool) -> Self {
+        Cursor {
+            text,
+            at: 0,
+            starts_line,
+            depth: 0,
+            open_comment: None,
+            open_variation: None,
+        }
+    }
+
+    /// Skips the brace comment opening at `start`; returns its end.
+    fn skip_comment(&mut self, start: usize) -> usize {
+        self.at = match memchr::memchr(b'}', &self.text[start..]) {
+            Some(close) => start + close + 1,
+            None => {
+                self.open_comment = Some(start);
+                self.text.len()
+            }
+        };
+        self.at
+    }
+
+    /// Skips to the end of the line holding `start`; returns it.
+    fn skip_line(&mut self, start: usize) -> usize {
+        self.at = memchr::memchr2(b'\n', b'\r', &self.text[start..])
+            .map_or(self.text.len(), |i| start + i);
+        self.at
+    }
+
+    /// Whether the `%` at `at` begins an escape line.
+    fn escape_line_at(&self, at: usize) -> bool {
+        let line = self.text[..at]
+            .iter()
+            .rposition(|&b| b == b'\n' || b == b'\r')
+            .map(|end| end + 1);
+        match line {
+            Some(start) => is_escape_line(&self.text[start..]),
+            None => self.starts_line && is_escape_line(self.text),
+        }
+    }
+
+    /// A `(` at `start`.
+    fn open(&mut self, start: usize) {
+        if self.depth == 0 {
+            self.open_variation = Some(start);
+        }
+        self.depth += 1;
+        self.at = start + 1;
+    }
+
+    /// A `)`: whether it closed a variation (a stray one closes nothing).
+    fn close(&mut self) -> bool {
+        self.at += 1;
+        if self.depth == 0 {
+            return false;
+        }
+        self.depth -= 1;
+        if self.depth == 0 {
+            self.open_variation = None;
+        }
+        true
+    }
+
+    /// Reads the word from `start`; returns its end.
+    #[inline(always)]
+    fn word_end(&mut self, start: usize) -> usize {
+        self.at = self.text[start..]
+            .iter()
+            .position(|&b| ends_word(b))
+            .map_or(self.text.len(), |i| start + i);
+        self.at
+    }
+}
+
 /// The tokens of a stretch of movetext, in order.
 ///
 /// # Example
@@ -115,13 +230,7 @@ pub struct Token {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Lexer<'a> {
-    text: &'a [u8],
-    at: usize,
-    /// Whether `text[0]` starts a line.
-    starts_line: bool,
-    depth: u32,
-    open_comment: Option<usize>,
-    open_variation: Option<usize>,
+    cursor: Cursor<'a>,
     /// A move glued to its number (`12...Nf6`) comes after the number.
     pending: Option<Range<usize>>,
 }
@@ -131,90 +240,60 @@ impl<'a> Lexer<'a> {
     /// first of a line (where an escape line can begin).
     pub fn new(text: &'a [u8], starts_line: bool) -> Self {
         Lexer {
-            text,
-            at: 0,
-            starts_line,
-            depth: 0,
-            open_comment: None,
-            open_variation: None,
+            cursor: Cursor::new(text, starts_line),
             pending: None,
         }
     }
 
     /// Where a `{` that is never closed opens, once the tokens are read.
     pub fn open_comment(&self) -> Option<usize> {
-        self.open_comment
+        self.cursor.open_comment
     }
 
     /// Where the outermost variation still open opens, once the tokens are
     /// read.
     pub fn open_variation(&self) -> Option<usize> {
-        self.open_variation
+        self.cursor.open_variation
     }
 
-    /// Whether the `%` at `at` begins an escape line.
-    fn escape_line_at(&self, at: usize) -> bool {
-        let line = self.text[..at]
-            .iter()
-            .rposition(|&b| b == b'\n' || b == b'\r')
-            .map(|end| end + 1);
-        match line {
-            Some(start) => is_escape_line(&self.text[start..]),
-            None => self.starts_line && is_escape_line(self.text),
+    /// Only the mainline's moves and its result: the tokens a replay needs.
+    pub fn mainline(self) -> Mainline<'a> {
+        Mainline {
+            cursor: self.cursor,
         }
-    }
-
-    fn to_line_end(&self, from: usize) -> usize {
-        memchr::memchr2(b'\n', b'\r', &self.text[from..]).map_or(self.text.len(), |i| from + i)
     }
 
     fn token(&self, kind: TokenKind, range: Range<usize>) -> Token {
         Token {
             kind,
             range,
-            depth: self.depth,
+            depth: self.cursor.depth,
         }
     }
 
     /// The word from `start`: a move number (with its move kept for the
     /// next call), a NAG, glyphs, a result or a move.
     fn word(&mut self, start: usize) -> Token {
-        let text = self.text;
-        let end = text[start..]
-            .iter()
-            .position(|b| {
-                matches!(
-                    b,
-                    b' ' | b'\t' | b'\n' | b'\r' | b'{' | b'}' | b'(' | b')' | b';'
-                )
-            })
-            .map_or(text.len(), |i| start + i);
-        self.at = end;
-        let word = &text[start..end];
+        let end = self.cursor.word_end(start);
+        let word = &self.cursor.text[start..end];
         if word[0] == b'$' {
             return self.token(TokenKind::Nag, start..end);
         }
         if is_result(word) {
             return self.token(TokenKind::Result, start..end);
         }
-        // A move number, possibly glued to the move: `12.`, `12...Nf6`.
-        let digits = word.iter().take_while(|b| b.is_ascii_digit()).count();
-        let dots = word[digits..].iter().take_while(|&&b| b == b'.').count();
-        if digits > 0 && (dots > 0 || digits == word.len()) {
-            let number_end = start + digits + dots;
-            if number_end < end {
-                self.pending = Some(number_end..end);
+        let number = move_number_len(word);
+        if number > 0 {
+            if start + number < end {
+                self.pending = Some(start + number..end);
             }
-            return self.token(TokenKind::MoveNumber, start..number_end);
+            return self.token(TokenKind::MoveNumber, start..start + number);
         }
         self.move_or_glyph(start..end)
     }
 
     fn move_or_glyph(&self, range: Range<usize>) -> Token {
-        let glyphs = self.text[range.clone()]
-            .iter()
-            .all(|b| matches!(b, b'!' | b'?'));
-        let kind = if glyphs {
+        let kind = if is_glyphs(&self.cursor.text[range.clone()]) {
             TokenKind::Glyph
         } else {
             TokenKind::Move
@@ -230,50 +309,106 @@ impl Iterator for Lexer<'_> {
         if let Some(range) = self.pending.take() {
             return Some(self.move_or_glyph(range));
         }
-        let text = self.text;
-        while self.at < text.len() {
-            let start = self.at;
-            match text[start] {
-                b' ' | b'\t' | b'\n' | b'\r' | b'.' | b'}' => self.at += 1,
-                b'{' => {
-                    let end = match memchr::memchr(b'}', &text[start..]) {
-                        Some(close) => start + close + 1,
-                        None => {
-                            self.open_comment = Some(start);
-                            text.len()
-                        }
-                    };
-                    self.at = end;
-                    return Some(self.token(TokenKind::Comment, start..end));
+        let text = self.cursor.text;
+        while self.cursor.at < text.len() {
+            let start = self.cursor.at;
+            let (kind, end) = match text[start] {
+                b' ' | b'\t' | b'\n' | b'\r' | b'.' | b'}' => {
+                    self.cursor.at += 1;
+                    continue;
                 }
-                b';' => {
-                    self.at = self.to_line_end(start);
-                    return Some(self.token(TokenKind::LineComment, start..self.at));
-                }
-                b'%' if self.escape_line_at(start) => {
-                    self.at = self.to_line_end(start);
-                    return Some(self.token(TokenKind::EscapeLine, start..self.at));
+                b'{' => (TokenKind::Comment, self.cursor.skip_comment(start)),
+                b';' => (TokenKind::LineComment, self.cursor.skip_line(start)),
+                b'%' if self.cursor.escape_line_at(start) => {
+                    (TokenKind::EscapeLine, self.cursor.skip_line(start))
                 }
                 b'(' => {
-                    if self.depth == 0 {
-                        self.open_variation = Some(start);
-                    }
-                    self.depth += 1;
-                    self.at += 1;
-                    return Some(self.token(TokenKind::VariationStart, start..self.at));
+                    self.cursor.open(start);
+                    (TokenKind::VariationStart, start + 1)
                 }
                 b')' => {
-                    self.at += 1;
-                    if self.depth == 0 {
-                        continue; // closes nothing
+                    if !self.cursor.close() {
+                        continue;
                     }
-                    self.depth -= 1;
-                    if self.depth == 0 {
-                        self.open_variation = None;
-                    }
-                    return Some(self.token(TokenKind::VariationEnd, start..self.at));
+                    (TokenKind::VariationEnd, start + 1)
                 }
                 _ => return Some(self.word(start)),
+            };
+            return Some(self.token(kind, start..end));
+        }
+        None
+    }
+}
+
+/// The mainline's moves and result of a stretch of movetext: what
+/// [`Lexer`] gives at depth 0 of kinds [`TokenKind::Move`] and
+/// [`TokenKind::Result`], read in one tight loop that builds no other
+/// token (a replay reads millions of moves, each between a move number and
+/// a comment). The unit tests hold the two to the same tokens.
+#[derive(Clone, Debug)]
+pub struct Mainline<'a> {
+    cursor: Cursor<'a>,
+}
+
+impl Mainline<'_> {
+    /// Where a `{` that is never closed opens, once the tokens are read.
+    pub fn open_comment(&self) -> Option<usize> {
+        self.cursor.open_comment
+    }
+
+    /// Where the outermost variation still open opens, once the tokens are
+    /// read.
+    pub fn open_variation(&self) -> Option<usize> {
+        self.cursor.open_variation
+    }
+}
+
+impl Iterator for Mainline<'_> {
+    type Item = Token;
+
+    fn next(&mut self) -> Option<Token> {
+        let cursor = &mut self.cursor;
+        let text = cursor.text;
+        while cursor.at < text.len() {
+            let start = cursor.at;
+            let b = text[start];
+            match b {
+                b' ' | b'\t' | b'\n' | b'\r' | b'.' | b'}' => cursor.at += 1,
+                b'{' => {
+                    cursor.skip_comment(start);
+                }
+                b';' => {
+                    cursor.skip_line(start);
+                }
+                b'%' if cursor.escape_line_at(start) => {
+                    cursor.skip_line(start);
+                }
+                b'(' => cursor.open(start),
+                b')' => {
+                    cursor.close();
+                }
+                _ => {
+                    let end = cursor.word_end(start);
+                    if cursor.depth > 0 || b == b'$' {
+                        continue;
+                    }
+                    let word = &text[start..end];
+                    if is_result(word) {
+                        return Some(Token {
+                            kind: TokenKind::Result,
+                            range: start..end,
+                            depth: 0,
+                        });
+                    }
+                    let word_start = start + move_number_len(word);
+                    if word_start < end && !is_glyphs(&text[word_start..end]) {
+                        return Some(Token {
+                            kind: TokenKind::Move,
+                            range: word_start..end,
+                            depth: 0,
+                        });
+                    }
+                }
             }
         }
         None
@@ -365,6 +500,45 @@ mod tests {
         while lexer.next().is_some() {}
         assert_eq!(lexer.open_variation(), Some(3));
         assert_eq!(lexer.open_comment(), Some(12));
+    }
+
+    /// The mainline's tight loop gives exactly what the lexer gives at
+    /// depth 0, and sees the same comment and variation left open.
+    #[test]
+    fn the_mainline_is_the_lexers_mainline() {
+        const PIECES: &[&str] = &[
+            "1.", " ", "e4", "\n", "12...Nf6", "{c}", "{", "}", "(", ")", ";x\n", "% esc\n", "  %",
+            "1-0", "*", "0-0", "$4", "!?", "e5!", ".", "\r\n", "1/2-1/2", "Nxd5+", "\t",
+        ];
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for case in 0..20_000 {
+            let mut text = String::new();
+            for _ in 0..(case % 23) {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                text.push_str(PIECES[(state % PIECES.len() as u64) as usize]);
+            }
+            let bytes = text.as_bytes();
+            for starts_line in [true, false] {
+                let mut lexer = Lexer::new(bytes, starts_line);
+                let expected: Vec<Token> = lexer
+                    .by_ref()
+                    .filter(|t| {
+                        t.depth == 0 && matches!(t.kind, TokenKind::Move | TokenKind::Result)
+                    })
+                    .collect();
+                let mut mainline = Lexer::new(bytes, starts_line).mainline();
+                let got: Vec<Token> = mainline.by_ref().collect();
+                assert_eq!(got, expected, "{text:?}");
+                assert_eq!(mainline.open_comment(), lexer.open_comment(), "{text:?}");
+                assert_eq!(
+                    mainline.open_variation(),
+                    lexer.open_variation(),
+                    "{text:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -708,9 +708,12 @@ fn no_moves_skips_the_moves_and_keeps_the_tags() {
     for (file, _) in PLANTED {
         let all = validate(&["-q", &fixture(file)]).rows();
         let tags = validate(&["-q", "--no-moves", &fixture(file)]).rows();
+        // A variation still open when the next game begins is seen by the
+        // replay; the end of the input is checked without it.
         let kept: Vec<Row> = all
             .into_iter()
             .filter(|r| !needs_moves.contains(&r.code.as_str()))
+            .filter(|r| !r.message.starts_with("the next game's tags begin"))
             .collect();
         assert_eq!(tags, kept, "{file} with --no-moves");
     }

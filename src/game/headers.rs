@@ -68,43 +68,35 @@ impl Known {
     }
 }
 
-/// Which tag a name is, by its length first: one comparison at most for
-/// most names, ignoring case (writers differ).
+/// Which tag a name is: told by its length and first letter, then
+/// compared once, ignoring case (writers differ). Most names of a game
+/// are none of these and cost two comparisons of integers.
 fn which(name: &[u8]) -> Option<Which> {
-    let candidates: &[(&[u8], Which)] = match name.len() {
-        3 => &[(b"FEN", Which::Fen), (b"ECO", Which::Known(Known::Eco))],
-        4 => &[
-            (b"Site", Which::Known(Known::Site)),
-            (b"Date", Which::Known(Known::Date)),
-        ],
-        5 => &[
-            (b"Event", Which::Known(Known::Event)),
-            (b"Round", Which::Known(Known::Round)),
-            (b"White", Which::Known(Known::White)),
-            (b"Black", Which::Known(Known::Black)),
-            (b"SetUp", Which::Known(Known::SetUp)),
-        ],
-        6 => &[(b"Result", Which::Known(Known::Result))],
-        7 => &[
-            (b"Variant", Which::Known(Known::Variant)),
-            (b"Opening", Which::Known(Known::Opening)),
-        ],
-        8 => &[
-            (b"WhiteElo", Which::Known(Known::WhiteElo)),
-            (b"BlackElo", Which::Known(Known::BlackElo)),
-        ],
-        10 => &[(b"Chess960Id", Which::Id { fritz9: false })],
-        11 => &[
-            (b"TimeControl", Which::Known(Known::TimeControl)),
-            (b"Termination", Which::Known(Known::Termination)),
-        ],
-        16 => &[(b"Chess960Fritz9Id", Which::Id { fritz9: true })],
+    let first = name.first()?.to_ascii_lowercase();
+    let (wanted, which): (&[u8], Which) = match (name.len(), first) {
+        (3, b'f') => (b"FEN", Which::Fen),
+        (3, b'e') => (b"ECO", Which::Known(Known::Eco)),
+        (4, b's') => (b"Site", Which::Known(Known::Site)),
+        (4, b'd') => (b"Date", Which::Known(Known::Date)),
+        (5, b'e') => (b"Event", Which::Known(Known::Event)),
+        (5, b'r') => (b"Round", Which::Known(Known::Round)),
+        (5, b'w') => (b"White", Which::Known(Known::White)),
+        (5, b'b') => (b"Black", Which::Known(Known::Black)),
+        (5, b's') => (b"SetUp", Which::Known(Known::SetUp)),
+        (6, b'r') => (b"Result", Which::Known(Known::Result)),
+        (7, b'v') => (b"Variant", Which::Known(Known::Variant)),
+        (7, b'o') => (b"Opening", Which::Known(Known::Opening)),
+        (8, b'w') => (b"WhiteElo", Which::Known(Known::WhiteElo)),
+        (8, b'b') => (b"BlackElo", Which::Known(Known::BlackElo)),
+        (10, b'c') => (b"Chess960Id", Which::Id { fritz9: false }),
+        (11, b't') if name[1].eq_ignore_ascii_case(&b'i') => {
+            (b"TimeControl", Which::Known(Known::TimeControl))
+        }
+        (11, b't') => (b"Termination", Which::Known(Known::Termination)),
+        (16, b'c') => (b"Chess960Fritz9Id", Which::Id { fritz9: true }),
         _ => return None,
     };
-    candidates
-        .iter()
-        .find(|(wanted, _)| name.eq_ignore_ascii_case(wanted))
-        .map(|&(_, which)| which)
+    (name == wanted || name.eq_ignore_ascii_case(wanted)).then_some(which)
 }
 
 #[derive(Clone, Copy, Debug)]

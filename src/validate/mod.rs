@@ -14,7 +14,9 @@
 //!   `Variant`, the id tags, a tag cut off by the end of input;
 //! - `start`: each `FEN` tag and the start they give;
 //! - `replay`: the mainline replayed with shakmaty in Chess960 castling
-//!   mode, the result, and movetext left open.
+//!   mode, the result, and movetext left open (a variation still open when
+//!   the next game begins is seen by the replay, so `--no-moves` does not
+//!   look for it).
 //!
 //! A game whose `Variant` names another game is not chess: only what does
 //! not depend on the rules is checked (`SetUp` with `FEN`, a game cut off).
@@ -127,14 +129,14 @@ impl GameCheck<'_> {
         self.check_tag_cut_off();
         self.check_setup_and_fen();
         if self.reading.start == Start::NotChess {
-            self.check_movetext_closed();
+            self.check_input_end();
             return;
         }
         let first_fen = self.read_fens();
         self.check_start(first_fen.as_ref());
         self.check_variant();
         self.check_ids();
-        self.check_movetext_closed();
+        self.check_input_end();
         self.replay(first_fen.as_ref(), options);
     }
 

@@ -29,16 +29,14 @@ impl<'a> GameCheck<'a> {
         (start, lexer)
     }
 
-    /// Movetext must not be left open: a variation must close before the
-    /// next game's tags, and the input must not end inside a comment or a
-    /// variation, or before the last game's result.
-    pub(super) fn check_movetext_closed(&mut self) {
-        let (movetext_start, mut tokens) = self.movetext();
-        let text = &self.batch.data[movetext_start..self.game.range.end];
-        // Only a `(` can leave a variation open: most games need no look.
-        if !self.game.at_end && memchr::memchr(b'(', text).is_none() {
+    /// The last game of an input must not end inside a comment or a
+    /// variation, or before its result. (A variation still open when the
+    /// next game begins is seen by the replay, in [`GameCheck::play`].)
+    pub(super) fn check_input_end(&mut self) {
+        if !self.game.at_end {
             return;
         }
+        let (movetext_start, mut tokens) = self.movetext();
         let mut result = false;
         let mut moves = false;
         for token in tokens.by_ref() {
@@ -49,17 +47,15 @@ impl<'a> GameCheck<'a> {
             }
         }
         let open = match (tokens.open_comment(), tokens.open_variation()) {
-            (Some(at), _) if self.game.at_end => Some((at, "the input ends inside the comment")),
-            (None, Some(at)) if self.game.at_end => {
-                Some((at, "the input ends inside the variation"))
-            }
-            (_, Some(at)) => Some((at, "the next game's tags begin inside the variation")),
-            _ => None,
+            (Some(at), _) => Some((at, "comment")),
+            (None, Some(at)) => Some((at, "variation")),
+            (None, None) => None,
         };
-        if let Some((at, what)) = open {
+        if let Some((at, inside)) = open {
             let line = self.line_of(movetext_start + at);
-            self.report(line, Code::Unterminated, format!("{what} opened here"));
-        } else if self.game.at_end && moves && !result && !self.game.continued {
+            let message = format!("the input ends inside the {inside} opened here");
+            self.report(line, Code::Unterminated, message);
+        } else if moves && !result && !self.game.continued {
             let line = self.first_line();
             self.report(
                 line,
@@ -125,18 +121,17 @@ impl<'a> GameCheck<'a> {
         }
     }
 
-    /// Plays the mainline's moves from `pos`, up to the result.
+    /// Plays the mainline's moves from `pos`, up to the result. When the
+    /// moves run out inside a variation, the next game's tags begin there.
     fn play(&mut self, mut pos: Chess) {
         let (movetext_start, lexer) = self.movetext();
         let text = &self.batch.data[movetext_start..self.game.range.end];
-        let mut tokens = lexer
-            .filter(|t| t.depth == 0 && matches!(t.kind, TokenKind::Move | TokenKind::Result))
-            .map(|t| (t.kind, t.range));
+        let mut tokens = lexer.mainline();
         let mut ply = 0u32;
         let mut result_token = None;
-        for (kind, token) in tokens.by_ref() {
-            let word = &text[token.clone()];
-            if kind == TokenKind::Result {
+        for token in tokens.by_ref() {
+            let word = &text[token.range.clone()];
+            if token.kind == TokenKind::Result {
                 result_token = Some(word);
                 break;
             }
@@ -144,7 +139,7 @@ impl<'a> GameCheck<'a> {
             let Some(problem) = play_one(&mut pos, word) else {
                 continue;
             };
-            let line = self.line_of(movetext_start + token.start);
+            let line = self.line_of(movetext_start + token.range.start);
             let fen = Fen::from_position(&pos, EnPassantMode::Legal);
             let dots = if pos.turn() == Color::White {
                 "."
@@ -159,13 +154,21 @@ impl<'a> GameCheck<'a> {
             self.report(line, Code::IllegalMove, message);
             return;
         }
-        if result_token.is_some()
-            && let Some((_, token)) = tokens.next()
+        if result_token.is_none()
+            && !self.game.at_end
+            && let Some(at) = tokens.open_variation()
         {
-            let line = self.line_of(movetext_start + token.start);
+            let line = self.line_of(movetext_start + at);
+            let message = "the next game's tags begin inside the variation opened here".to_string();
+            self.report(line, Code::Unterminated, message);
+        }
+        if result_token.is_some()
+            && let Some(token) = tokens.next()
+        {
+            let line = self.line_of(movetext_start + token.range.start);
             let message = format!(
                 "{:?} after the result token: a game without tags, or stray text; it is not checked",
-                String::from_utf8_lossy(&text[token])
+                String::from_utf8_lossy(&text[token.range])
             );
             self.report(line, Code::MovesAfterResult, message);
         }

@@ -2,9 +2,10 @@
 //! reading found in them (conflicts, illegal back ranks, Double FRC, and
 //! what a start array's other fields say).
 
-use crate::game::Start;
+use crate::game::{Start, tag_value};
 use crate::position::{FenProblem, FenRead, StartArray, read_fen};
 
+use super::headers::lossy;
 use super::{Code, GameCheck};
 
 /// The first `FEN` tag, read whole, for the checks that look at its fields.
@@ -19,18 +20,17 @@ impl GameCheck<'_> {
     /// Reads every `FEN` tag, reporting what is wrong with each; returns
     /// the first when its placement reads.
     pub(super) fn read_fens(&mut self) -> Option<FirstFen> {
+        let batch = self.batch;
         let mut first = None;
-        for (i, &tag) in self.reading.headers.fens().to_vec().iter().enumerate() {
-            let text = self.value_text(tag);
-            let read = match read_fen(text.as_bytes()) {
+        for (i, &tag) in self.reading.headers.fens().iter().enumerate() {
+            let value = tag_value(batch, &batch.tags[tag]);
+            let text = || lossy(&value).trim().to_string();
+            let read = match read_fen(&value) {
                 Ok(read) => read,
                 Err(err) => {
+                    let message = format!("{err}: {:?}", text());
                     let line = self.line_of_tag(tag);
-                    self.report(
-                        line,
-                        Code::FenUnparsable,
-                        format!("{err}: {:?}", text.trim()),
-                    );
+                    self.report(line, Code::FenUnparsable, message);
                     continue;
                 }
             };
@@ -41,7 +41,7 @@ impl GameCheck<'_> {
                         format!(
                             "{fields} of the FEN fields (placement, side to move, castling, en passant, clocks): \
                              read as White to move, every castling right of a start array: {:?}",
-                            text.trim()
+                            text()
                         ),
                     ),
                     FenProblem::Unparsable(message) => (Code::FenUnparsable, message.clone()),
