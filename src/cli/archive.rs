@@ -117,10 +117,15 @@ impl InputFailure {
             PipelineError::Consume(err) => {
                 InputFailure::Run(anyhow::Error::new(err).context(output()))
             }
-            PipelineError::Panic(message) => InputFailure::Run(anyhow::anyhow!(
-                "internal error, please report it: {message}"
-            )),
+            PipelineError::Panic(message) => InputFailure::panicked(&message),
         }
+    }
+
+    /// A bug (a panic with this message) ends the run.
+    pub fn panicked(message: &str) -> InputFailure {
+        InputFailure::Run(anyhow::anyhow!(
+            "internal error, please report it: {message}"
+        ))
     }
 }
 

@@ -9,8 +9,6 @@ use std::path::Path;
 use pgn960::input::Compression;
 use pgn960::pipeline::PipelineError;
 
-use super::archive::InputFailure;
-
 /// Temporary files end in this, after the original's name and a random
 /// part (`.games.pgn.Ab12Cd.pgn960-tmp`), so that one left behind by a
 /// kill is recognisable and never read as an archive.
@@ -46,16 +44,23 @@ impl<E: Into<io::Error>> From<PipelineError<E>> for RewriteError {
 /// `write` says whether anything changed; a file with no change is not
 /// touched.
 ///
+/// Why a file was not rewritten.
+pub enum NotRewritten {
+    /// It was left as it was: one line saying why.
+    Left(String),
+    /// A bug ended the run: the panic's message.
+    Panic(String),
+}
+
 /// # Errors
 ///
-/// One line saying why the file was left as it was (it always is, then),
-/// or, after a panic, the end of the run.
+/// [`NotRewritten`]: the file is always left as it was.
 pub fn rewrite(
     given: &Path,
     compression: Compression,
     write: impl FnOnce(&mut dyn Write) -> Result<bool, RewriteError>,
-) -> Result<(), InputFailure> {
-    let left = |why: String| InputFailure::Input(format!("not rewritten, left as it was: {why}"));
+) -> Result<(), NotRewritten> {
+    let left = |why: String| NotRewritten::Left(format!("not rewritten, left as it was: {why}"));
     let path = &fs::canonicalize(given).map_err(|err| left(err.to_string()))?;
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
@@ -88,11 +93,7 @@ pub fn rewrite(
         Ok(changed) => changed,
         Err(RewriteError::Read(err)) => return Err(left(err.to_string())),
         Err(RewriteError::Write(err)) => return Err(writing(err)),
-        Err(RewriteError::Panic(message)) => {
-            return Err(InputFailure::Run(anyhow::anyhow!(
-                "internal error, please report it: {message}"
-            )));
-        }
+        Err(RewriteError::Panic(message)) => return Err(NotRewritten::Panic(message)),
     };
     if !changed {
         return Ok(()); // the temporary file is removed on drop

@@ -11,7 +11,7 @@ use pgn960::pipeline::{PipelineConfig, PipelineError};
 use pgn960::tag::{TagCounts, TagOptions, apply, tag_batch};
 
 use super::archive::{ArchiveArgs, InputFailure, Progress, for_each_input, run_input};
-use super::in_place::{self, RewriteError};
+use super::in_place::{self, NotRewritten, RewriteError};
 use super::output::{LazyOutput, Outputs};
 use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, summary};
 
@@ -114,14 +114,17 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                         .map_err(RewriteError::from)?;
                     Ok(total.changed_since(&before))
                 });
-                if rewritten.is_err() {
+                return rewritten.map_err(|failure| {
                     // The games were read, but the file keeps its old ids.
                     total = TagCounts {
                         kinds: total.kinds,
                         ..before
                     };
-                }
-                return rewritten;
+                    match failure {
+                        NotRewritten::Left(why) => InputFailure::Input(why),
+                        NotRewritten::Panic(message) => InputFailure::panicked(&message),
+                    }
+                });
             }
         };
         tag_stream(opened, config, options, out, progress, &mut total)
