@@ -11,6 +11,7 @@ use pgn960::tag::{TagOptions, apply, strip_ids, tag_batch};
 use pgn960::validate::{ValidateOptions, validate_batch};
 
 use crate::common::bytes_diff;
+use crate::id_oracle::id_edits_only;
 
 /// Tags `input` in batches of `batch_bytes`, as the `split_tag` target does.
 fn tag_in_batches(input: &[u8], batch_bytes: usize, options: TagOptions) -> Vec<u8> {
@@ -50,6 +51,10 @@ fn split_tag_findings_tag_byte_exact_and_idempotent() {
         let once = tag_in_batches(input, batch_bytes, options);
         if let Some(diff) = bytes_diff(&strip_ids(&once), &strip_ids(input)) {
             panic!("{name}: tag changed other bytes: {diff}");
+        }
+        // The same, by an oracle that does not use the splitter.
+        if let Some(change) = id_edits_only(input, &once) {
+            panic!("{name}: {change}");
         }
         if let Some(diff) = bytes_diff(&tag_in_batches(&once, batch_bytes, options), &once) {
             panic!("{name}: tagging twice differs from tagging once: {diff}");

@@ -1158,17 +1158,52 @@ fn check_damaged_compressed(path: &Path) -> Result<(), String> {
         Err(PipelineError::Consume(err)) => return Err(format!("writing to memory failed: {err}")),
         Err(PipelineError::Panic(message)) => return Err(format!("tag panicked: {message}")),
     }
-    // A read error is fine here; a panic or a hang is not.
-    let opened = input::open(&source, MmapChoice::never()).map_err(|err| err.to_string())?;
-    let _ = pipelined(opened.reader, config, |batch| {
-        stats_batch(batch, &StatsOptions::default()).1.kinds.total()
-    });
-    let opened = input::open(&source, MmapChoice::never()).map_err(|err| err.to_string())?;
-    let _ = pipelined(opened.reader, config, |batch| {
+    // stats and validate see the same games in the damaged stream as in
+    // the bytes it decodes to; where the stream breaks, they say so.
+    let stats_work = |batch: &Batch| stats_batch(batch, &StatsOptions::default()).1.kinds.total();
+    let validate_work = |batch: &Batch| {
         validate_batch(batch, ValidateOptions::default())
             .findings
-            .len()
-    });
+            .iter()
+            .map(|finding| format!("{finding:?}"))
+            .collect::<Vec<_>>()
+    };
+    let opened = input::open(&source, MmapChoice::never()).map_err(|err| err.to_string())?;
+    let games = pipelined(opened.reader, config, stats_work);
+    let opened = input::open(&source, MmapChoice::never()).map_err(|err| err.to_string())?;
+    let findings = pipelined(opened.reader, config, validate_work);
+    match (games, findings) {
+        (Ok(games), Ok(findings)) if complete => {
+            let plain_games =
+                pipelined(&decoded[..], config, stats_work).map_err(|err| err.to_string())?;
+            let plain_findings =
+                pipelined(&decoded[..], config, validate_work).map_err(|err| err.to_string())?;
+            let sum = |counts: &[u64]| counts.iter().sum::<u64>();
+            if sum(&games) != sum(&plain_games) {
+                return Err(format!(
+                    "stats counted {} games, {} in the decoded bytes",
+                    sum(&games),
+                    sum(&plain_games)
+                ));
+            }
+            if findings.concat() != plain_findings.concat() {
+                return Err("validate found otherwise than on the decoded bytes".into());
+            }
+        }
+        (Err(_), Err(_)) if !complete => {}
+        (games, findings) => {
+            return Err(format!(
+                "a plain read {}, stats {}, validate {}",
+                if complete { "finished" } else { "failed" },
+                if games.is_ok() { "finished" } else { "failed" },
+                if findings.is_ok() {
+                    "finished"
+                } else {
+                    "failed"
+                },
+            ));
+        }
+    }
     Ok(())
 }
 
@@ -1277,9 +1312,23 @@ fn is_temp_of(leftover: &str, name: &str) -> bool {
 #[derive(Debug, Default)]
 struct KillTally {
     kills: usize,
+    /// Kills that hit while the temporary file was written.
+    mid_write: usize,
     original: usize,
     finished: usize,
     leftovers: usize,
+}
+
+/// The temporary files of `--in-place` for the file `name` in `dir`.
+fn temporaries_of(dir: &Path, name: &str) -> Vec<PathBuf> {
+    fs::read_dir(dir)
+        .expect("the directory lists")
+        .filter_map(|entry| {
+            let entry = entry.expect("a directory entry");
+            let other = entry.file_name().to_string_lossy().into_owned();
+            is_temp_of(&other, name).then(|| entry.path())
+        })
+        .collect()
 }
 
 /// Kills `tag --in-place` on `file` at random moments over the length of an
@@ -1339,14 +1388,6 @@ fn kill_at_random_moments(
     };
     restore();
     for i in 0..kills {
-        // Half the kills anywhere in the run, half around its end, where
-        // the temporary file is finished, synced and renamed.
-        let at = if i % 2 == 0 {
-            rng.unit() * 1.2
-        } else {
-            0.8 + rng.unit() * 0.7
-        };
-        let delay = duration.mul_f64(at);
         let mut child = Command::new(BIN)
             .args(["tag", "-q", "--in-place", file_str])
             .stdin(Stdio::null())
@@ -1354,7 +1395,33 @@ fn kill_at_random_moments(
             .stderr(Stdio::null())
             .spawn()
             .expect("pgn960 starts");
-        thread::sleep(delay);
+        let started = Instant::now();
+        if i % 2 == 0 {
+            // Aimed at the writing: once the temporary file holds a random
+            // share of what it will hold, however fast the run goes.
+            let target = (0.05 + rng.unit() * 0.85) * original.len() as f64;
+            loop {
+                let written = temporaries_of(dir, name)
+                    .iter()
+                    .filter_map(|temp| fs::metadata(temp).ok())
+                    .map(|meta| meta.len())
+                    .max();
+                let done = child.try_wait().expect("waitable").is_some();
+                if done || written.is_some_and(|len| len as f64 >= target) {
+                    break;
+                }
+                if started.elapsed() > duration * 20 + Duration::from_secs(5) {
+                    break;
+                }
+                thread::sleep(Duration::from_micros(100));
+            }
+        } else {
+            // Anywhere in the run, and around its end, where the temporary
+            // file is finished, synced and renamed.
+            thread::sleep(duration.mul_f64(rng.unit() * 1.5));
+        }
+        let writing = !temporaries_of(dir, name).is_empty();
+        let delay = started.elapsed();
         let _ = child.kill(); // SIGKILL; an error means it had finished
         let status = child.wait().expect("the killed child is reaped");
         tally.kills += 1;
@@ -1366,6 +1433,10 @@ fn kill_at_random_moments(
         let now = fs::read(file).expect("a kill never removes the file");
         if now == original {
             tally.original += 1;
+            // Killed while the temporary file was written: it stays behind.
+            if writing && status.code().is_none() && !temporaries_of(dir, name).is_empty() {
+                tally.mid_write += 1;
+            }
         } else {
             match decode(&now) {
                 Ok(bytes) if bytes == expected => {
@@ -1411,6 +1482,17 @@ fn kill_at_random_moments(
     (tally, kept)
 }
 
+/// The kills tested what they are for: a share of them (at least a third;
+/// half are aimed there) hit while the temporary file was written, leaving
+/// the original in place and the temporary behind.
+fn assert_kills_tested_the_writing(tally: &KillTally) {
+    assert!(
+        tally.mid_write * 3 >= tally.kills,
+        "too few kills while the temporary file was written: {tally:?}"
+    );
+    assert_eq!(tally.original + tally.finished, tally.kills, "{tally:?}");
+}
+
 fn plain(bytes: &[u8]) -> Result<Vec<u8>, String> {
     Ok(bytes.to_vec())
 }
@@ -1453,7 +1535,7 @@ fn in_place_survives_kills_at_random_moments() {
     assert_ne!(expected, original, "the archive needs tagging");
 
     let (tally, leftover) = kill_at_random_moments(&file, &original, &expected, plain, 30, 4);
-    assert!(tally.original + tally.finished == tally.kills);
+    assert_kills_tested_the_writing(&tally);
 
     // A leftover (from a kill, or made here when no kill left one).
     let leftover = leftover.unwrap_or_else(|| {
@@ -1510,7 +1592,7 @@ fn in_place_on_zstd_survives_kills_at_random_moments() {
     assert_ne!(expected.stdout, plain_bytes, "the archive needs tagging");
 
     let (tally, _) = kill_at_random_moments(&file, &original, &expected.stdout, unzstd, 20, 5);
-    assert!(tally.original + tally.finished == tally.kills);
+    assert_kills_tested_the_writing(&tally);
 }
 
 // ---------------------------------------------------------------------------
@@ -1851,11 +1933,33 @@ fn invalid_utf8_in_tag_values_is_kept_byte_for_byte() {
         String::from_utf8_lossy(&run.stdout)
     );
 
+    // stats and validate write UTF-8 for tools that need it: a value that
+    // is not UTF-8 is shown with U+FFFD where its bad bytes were.
     fs::write(&file, &input).expect("writable");
     let run = pgn960(&["stats", "-q", "--group-by", "White", file_str], None);
     assert_eq!(run.code, 0, "{}", run.stderr);
+    let csv = String::from_utf8(run.stdout).expect("stats writes UTF-8");
+    let row = csv.lines().nth(1).expect("one row");
+    assert!(
+        row.starts_with("\"M\u{FFFD}ller, J\u{FFFD}rg\",0,81,BBQNNRKR,1,0,0,0,1,"),
+        "{row}"
+    );
     let run = pgn960(&["validate", "-q", "--format", "jsonl", file_str], None);
-    assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
+    assert_eq!(run.code, 0, "a legal game: {}", run.stderr);
+    assert!(
+        run.stdout.is_empty(),
+        "{:?}",
+        String::from_utf8_lossy(&run.stdout)
+    );
+    fs::write(&file, game(b"[Chess960Id \"\xe9\"]\r\n")).expect("writable");
+    let run = pgn960(&["validate", "-q", "--format", "jsonl", file_str], None);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let jsonl = String::from_utf8(run.stdout).expect("validate writes UTF-8");
+    assert!(
+        jsonl
+            .contains("\"code\":\"id_malformed\",\"message\":\"Chess960Id \\\"\u{FFFD}\\\" is not"),
+        "{jsonl}"
+    );
 }
 
 /// One unreadable file among many: the others are processed in full, in
@@ -2096,7 +2200,8 @@ fn unusable_arguments_are_one_line_and_exit_2() {
 
 /// 1 GiB, as the issue asks (a few seconds per command even in a debug build).
 const HOSTILE_BYTES: u64 = 1 << 30;
-const PEAK_LIMIT_KIB: u64 = 256 << 10;
+/// The README's promise for any input: at most 64 MiB.
+const PEAK_LIMIT_KIB: u64 = 64 << 10;
 
 /// Hostile input: a head, then a body generated on the fly, never stored.
 #[derive(Clone, Copy, Debug)]
@@ -2164,11 +2269,37 @@ struct HostileRun {
     stderr: String,
 }
 
-/// Peak resident memory so far (`VmHWM`) of a process, in KiB.
-fn peak_kib(pid: u32) -> Option<u64> {
-    let status = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
+/// Waits up to `limit` for `child`, and measures its peak resident memory
+/// (KiB) as the kernel counts it for the process's own memory, `VmHWM`,
+/// read every few milliseconds: a high-water mark, so a poll misses only
+/// growth in the last few milliseconds of the run. `None` (the child
+/// killed) when the limit passes.
+///
+/// Not `wait4`'s `ru_maxrss`: a child spawned from this test process (a
+/// few hundred MiB, with the samples it holds) inherits this process's
+/// peak at `exec`, and reports it as its own.
+fn wait_measured(child: &mut Child, limit: Duration) -> Option<(ExitStatus, u64)> {
+    let status_file = format!("/proc/{}/status", child.id());
+    let deadline = Instant::now() + limit;
+    let mut peak = 0;
+    loop {
+        // The last reading before the exit, when the child is still there.
+        if let Some(hwm) = fs::read_to_string(&status_file).ok().and_then(|status| {
+            let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        }) {
+            peak = peak.max(hwm);
+        }
+        if let Some(status) = child.try_wait().expect("waiting on pgn960") {
+            return Some((status, peak));
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        thread::sleep(Duration::from_millis(5));
+    }
 }
 
 /// Writes `kind.len()` bytes of `kind` to `out`; stops early when `out`
@@ -2222,7 +2353,6 @@ fn run_hostile(
         .stderr(Stdio::piped())
         .spawn()
         .expect("pgn960 starts");
-    let pid = child.id();
     let feed = child.stdin.take();
     let writer = thread::spawn(move || {
         if let Some(mut feed) = feed {
@@ -2242,23 +2372,20 @@ fn run_hostile(
         let _ = err.read_to_string(&mut text);
         text
     });
-    let mut peak = 0;
-    let status = wait_polling(&mut child, limit, Duration::from_millis(20), || {
-        if let Some(kib) = peak_kib(pid) {
-            peak = peak.max(kib);
-        }
-    });
+    let measured = wait_measured(&mut child, limit);
     let _ = writer.join();
     let out_len = out_len.join().expect("stdout counter");
     let stderr = stderr.join().expect("stderr reader");
-    let Some(status) = status else {
+    let Some((status, peak)) = measured else {
         panic!(
-            "pgn960 {command} on {} MiB of {kind:?} did not finish within {limit:?} \
-             (peak {} MiB so far)",
+            "pgn960 {command} on {} MiB of {kind:?} did not finish within {limit:?}",
             kind.len() >> 20,
-            peak >> 10
         );
     };
+    assert!(
+        peak > 0,
+        "the kernel measured no peak memory for pgn960 {command}"
+    );
     HostileRun {
         code: status.code().unwrap_or(-1),
         out_len,
@@ -2313,6 +2440,45 @@ fn check_hostile(kind: Hostile, file: Option<&Path>) {
     }
 }
 
+/// An ordinary archive (40 MB of TCEC games, a plain file) through every
+/// command stays under the README's 64 MiB too, as the kernel counts it.
+/// (A release build peaks near 20 MiB on such archives: `cargo bench`
+/// measures that; this debug build, slower at the work, lets the batches
+/// in flight fill their budget.)
+#[test]
+fn an_ordinary_archive_runs_in_little_memory() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("tcec.pgn");
+    fs::write(&path, big_plain_archive(40 << 20)).expect("writable");
+    let path = path.to_str().expect("a UTF-8 path");
+    for args in [
+        &["tag", "-q", path, "-o", "/dev/null"][..],
+        &["stats", "-q", path, "-o", "/dev/null"],
+        &["validate", "-q", path, "--report", "/dev/null"],
+    ] {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("pgn960 starts");
+        let (status, peak_kib) =
+            wait_measured(&mut child, Duration::from_secs(120)).expect("finishes in time");
+        eprintln!("{}: peak {} MiB", args[0], peak_kib >> 10);
+        assert!(
+            status.code().is_some_and(|code| code <= 1),
+            "{args:?}: {status}"
+        );
+        assert!(
+            peak_kib < PEAK_LIMIT_KIB,
+            "{}: peak {} MiB on an ordinary archive",
+            args[0],
+            peak_kib >> 10
+        );
+    }
+}
+
 #[test]
 fn endless_comment_runs_in_bounded_memory() {
     check_hostile(Hostile::EndlessComment, None);
@@ -2358,30 +2524,45 @@ fn check_hostile_file(kind: Hostile) {
 /// Memory must not grow with the number of cores: eight worker threads
 /// (the default on an eight-core machine) with an output that is slow to
 /// drain, so that every batch the pipeline allows is in flight at once.
+/// Every command: `tag` writes as much as it reads, `validate` a finding
+/// for much of random bytes, `stats` holds its table to the end.
 #[test]
-fn endless_comment_with_a_slow_reader_on_8_threads_runs_in_bounded_memory() {
-    let kind = Hostile::EndlessComment;
-    let run = run_hostile(
-        "tag",
-        kind,
-        None,
-        &["--threads", "8"],
-        Some(Duration::from_secs(5)),
-        Duration::from_secs(120),
-    );
-    eprintln!(
-        "{kind:?}, {} MiB, 8 threads, output read after 5 s: tag {:.1?}, peak {} MiB",
-        kind.len() >> 20,
-        run.elapsed,
-        run.peak_kib >> 10
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(run.out_len, kind.len());
-    assert!(
-        run.peak_kib < PEAK_LIMIT_KIB,
-        "tag --threads 8 on {} MiB of {kind:?} with a slow reader: peak memory {} MiB, over {} MiB",
-        kind.len() >> 20,
-        run.peak_kib >> 10,
-        PEAK_LIMIT_KIB >> 10
-    );
+fn a_slow_reader_on_8_threads_runs_in_bounded_memory() {
+    for (command, kind) in [
+        ("tag", Hostile::EndlessComment),
+        ("stats", Hostile::EndlessComment),
+        ("stats", Hostile::RandomBytes),
+        ("validate", Hostile::EndlessComment),
+        ("validate", Hostile::RandomBytes),
+    ] {
+        let run = run_hostile(
+            command,
+            kind,
+            None,
+            &["--threads", "8"],
+            Some(Duration::from_secs(5)),
+            Duration::from_secs(120),
+        );
+        eprintln!(
+            "{kind:?}, {} MiB, 8 threads, output read after 5 s: {command} {:.1?}, peak {} MiB, {} bytes out",
+            kind.len() >> 20,
+            run.elapsed,
+            run.peak_kib >> 10,
+            run.out_len
+        );
+        if command == "tag" {
+            assert_eq!(run.code, 0, "{}", run.stderr);
+            assert_eq!(run.out_len, kind.len());
+        } else {
+            assert!(run.code <= 1, "{command}: {}", run.stderr);
+            assert!(run.out_len > 0, "{command} writes its header at least");
+        }
+        assert!(
+            run.peak_kib < PEAK_LIMIT_KIB,
+            "{command} --threads 8 on {} MiB of {kind:?} with a slow reader: peak memory {} MiB, over {} MiB",
+            kind.len() >> 20,
+            run.peak_kib >> 10,
+            PEAK_LIMIT_KIB >> 10
+        );
+    }
 }

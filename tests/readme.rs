@@ -102,25 +102,32 @@ fn quick_start_holds_exactly_two_commands() {
     );
 }
 
-#[test]
-fn draw_examples_are_what_the_binary_prints() {
+/// Runs each example of the README's section on `pgn960 COMMAND`: a
+/// `$ pgn960 ...` line and the lines up to the next `$` line or the end of
+/// its block. Examples that go through a shell (a pipe, a redirect) or
+/// whose output is cut (`...`) are left out. Returns how many were run.
+fn check_examples(command: &str) -> usize {
     let readme = readme();
-    let start = readme.find("### `pgn960 draw").expect("a section for draw");
+    let heading = format!("### `pgn960 {command}");
+    let start = readme
+        .find(&heading)
+        .unwrap_or_else(|| panic!("a section for {command}"));
     let end = readme[start + 4..]
         .find("\n### ")
         .map_or(readme.len(), |end| start + 4 + end);
     let section = &readme[start..end];
-    // Each example: a `$ pgn960 draw ...` line and the lines up to the next
-    // `$` line or the end of its block; the one on a terminal is left out.
     let mut checked = 0;
     for block in section.split("```console\n").skip(1) {
         let block = &block[..block.find("```").expect("the block ends")];
         for example in block.split("$ ").filter(|example| !example.is_empty()) {
-            let (command, expected) = example.split_once('\n').expect("a command line");
-            if expected.contains("\n...\n") || expected.ends_with("...\n") {
+            let (line, expected) = example.split_once('\n').expect("a command line");
+            if expected.contains("\n...\n")
+                || expected.ends_with("...\n")
+                || line.contains(['|', '>', '\''])
+            {
                 continue;
             }
-            let args: Vec<&str> = command
+            let args: Vec<&str> = line
                 .strip_prefix("pgn960 ")
                 .expect("a pgn960 command")
                 .split_whitespace()
@@ -132,9 +139,23 @@ fn draw_examples_are_what_the_binary_prints() {
                 .expect("the binary runs");
             let printed = String::from_utf8_lossy(&output.stdout).into_owned()
                 + &String::from_utf8_lossy(&output.stderr);
-            assert_eq!(printed, expected, "README example `{command}`");
+            assert_eq!(printed, expected, "README example `{line}`");
             checked += 1;
         }
     }
-    assert_eq!(checked, 6, "the README's draw examples");
+    checked
+}
+
+#[test]
+fn draw_examples_are_what_the_binary_prints() {
+    assert_eq!(check_examples("draw"), 6, "the README's draw examples");
+}
+
+/// `random --seed` is reproducible: the README's draw of three is what a
+/// user gets, on any machine and in any later version.
+#[test]
+fn id_pos_and_random_examples_are_what_the_binary_prints() {
+    assert_eq!(check_examples("id"), 2, "the README's id examples");
+    assert_eq!(check_examples("pos"), 3, "the README's pos examples");
+    assert_eq!(check_examples("random"), 1, "the README's random example");
 }

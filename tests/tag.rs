@@ -17,6 +17,7 @@ use crate::common::{
     Corpus, Run, Summary, assert_same_bytes, bytes_diff, corpus_or_skip, lines, pgn960, read_pgn,
     relative_name, sample_archives, sample_file, sample_files, short_name, strip_id_lines,
 };
+use crate::id_oracle::id_edits_only;
 
 /// The corpus's 200 MB archive (once decompressed): too slow in a debug
 /// build for the sweeps, so it gets one test of its own.
@@ -85,6 +86,9 @@ fn sweep(files: Vec<PathBuf>, options: &[&str]) -> Vec<Pass> {
             &strip_id_lines(&input),
             &format!("tag {options:?} {name}: output without id tags vs input without id tags"),
         );
+        if let Some(change) = id_edits_only(&input, &output) {
+            panic!("tag {options:?} {name}: {change}");
+        }
         let pass = Pass {
             file,
             input,
@@ -566,18 +570,19 @@ fn ids_and_fens(output: &[u8]) -> Vec<(String, String)> {
     games
 }
 
-/// Each game's id is what `pgn960 id` says of its FEN.
+/// Each game's id numbers its FEN's start, by shakmaty's own numbering
+/// (`Board::chess960`), not by ours.
 fn assert_ids_match_fens(file: &str, games: usize) {
     let run = pgn960(&["tag", sample_file(file).to_str().expect("UTF-8")], None);
     let output = run.ok(file);
     let pairs = ids_and_fens(&output);
     assert_eq!(pairs.len(), games, "{file}: games with an id and a FEN");
-    let fens: Vec<&str> = pairs.iter().map(|(_, fen)| fen.as_str()).collect();
-    let ids = pgn960(&[&["id"][..], &fens[..]].concat(), None).ok("pgn960 id");
-    let ids = String::from_utf8(ids).expect("id prints text");
-    for ((tagged, fen), line) in pairs.iter().zip(ids.lines()) {
-        let scharnagl = line.split(' ').next().expect("id prints numbers");
-        assert_eq!(tagged, scharnagl, "{file}: the id of {fen}");
+    for (id, fen) in &pairs {
+        let number: u32 = id.parse().expect("ids are numbers");
+        assert!(number < 960, "{file}: id {id}");
+        let board = shakmaty::Board::chess960(number).board_fen().to_string();
+        let placement = fen.split(' ').next().expect("a FEN has a board");
+        assert_eq!(placement, board, "{file}: Chess960Id {id} for {fen}");
     }
 }
 
@@ -594,11 +599,11 @@ fn tcec_s16_gets_20_ids_that_match_their_fens() {
         first.1,
         "rbqkbnnr/pppppppp/8/8/8/8/PPPPPPPP/RBQKBNNR w KQkq - 0 1"
     );
-    let id = pgn960(&["id", &first.1], None).ok("pgn960 id");
-    assert_eq!(
-        String::from_utf8_lossy(&id).split(' ').next(),
-        Some(first.0.as_str())
-    );
+    // R B Q K B N N R by Scharnagl's counting: the light bishop on b (0),
+    // the dark one on e (2 * 4), the queen on the second of the six squares
+    // left (1 * 16), the knights on the third and fourth of the last five
+    // (code 7 * 96): 696.
+    assert_eq!(first.0, "696");
 }
 
 #[test]
@@ -899,12 +904,38 @@ fn assert_split_on_threads_is_split_by_one(archive: &[u8]) {
     ] {
         let run = |threads: &str| pgn960(&[command, &["--threads", threads, path]].concat(), None);
         let one = run("1");
-        assert!(!one.stdout.is_empty(), "{command:?} writes something");
         assert!(
             !one.stderr.contains("panick"),
             "{command:?}: {}",
             one.stderr
         );
+        // What one thread writes is itself right in outline: every game
+        // tagged, a row per position, the findings of a mixed archive.
+        let lines = one
+            .stdout
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .count();
+        match command {
+            ["tag"] => {
+                assert_eq!(one.code, 0, "tag: {}", one.stderr);
+                assert_eq!(
+                    count(&one.stdout, b"\n[Event "),
+                    count(archive, b"\n[Event "),
+                    "tag keeps every game"
+                );
+            }
+            ["stats"] => {
+                assert_eq!(one.code, 0, "stats: {}", one.stderr);
+                assert!(lines > 10, "stats writes a row per position: {lines} lines");
+            }
+            _ => {
+                // Exit 1 when an error is found; warnings alone give 0.
+                let errors = !one.stderr.contains(" 0 errors,");
+                assert_eq!(one.code, i32::from(errors), "{command:?}: {}", one.stderr);
+                assert!(lines > 1, "{command:?} reports its findings");
+            }
+        }
         for threads in ["2", "3"] {
             let many = run(threads);
             assert!(

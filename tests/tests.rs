@@ -5,6 +5,7 @@ mod common;
 mod draw;
 mod fuzz_regressions;
 mod hardening;
+mod id_oracle;
 mod meaning;
 mod numbering;
 mod outputs;

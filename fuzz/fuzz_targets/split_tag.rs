@@ -5,7 +5,8 @@
 //! batches cut games at every possible place); the rest is the PGN.
 //!
 //! Asserts: the batches' bytes concatenate to the input; the tagged output
-//! differs from the input only in id tags and their line endings; tagging
+//! differs from the input only in id tags and their line endings (by the
+//! splitter's reading and by `tests/id_oracle.rs`, which reads only bytes); tagging
 //! the output again gives the same bytes; the input written to a file and
 //! read through the pipeline (which maps a file and hands out stretches of
 //! the map) gives the same output, also when the file is split on several
@@ -19,6 +20,9 @@ use pgn960::input::{Compression, MmapChoice, Source, open};
 use pgn960::pipeline::{PipelineConfig, run_reader_split_every};
 use pgn960::split::GameReader;
 use pgn960::tag::{TagOptions, apply, strip_ids, tag_batch};
+
+#[path = "../../tests/id_oracle.rs"]
+mod id_oracle;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&head, input)) = data.split_first() else {
@@ -39,6 +43,10 @@ fuzz_target!(|data: &[u8]| {
         strip_ids(&once) == strip_ids(input),
         "tagging changed bytes outside the id tags"
     );
+    // The same, by an oracle that reads bytes without the splitter.
+    if let Some(change) = id_oracle::id_edits_only(input, &once) {
+        panic!("{change}");
+    }
     let (_, twice) = tag(&once, batch_bytes, options);
     assert!(twice == once, "tagging the output again changed it");
     for stretch in [usize::MAX, 1, 40] {

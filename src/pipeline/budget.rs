@@ -7,7 +7,7 @@ use crate::split::{Batch, Game, TagSpan};
 
 /// The most memory that batches in flight may hold, whatever the thread
 /// count: the bound on memory must not grow with the machine.
-pub(super) const MAX_BYTES_IN_FLIGHT: usize = 32 << 20;
+pub(super) const MAX_BYTES_IN_FLIGHT: usize = 24 << 20;
 
 /// What a batch holds in memory: its bytes and its tag and game records.
 pub(super) fn batch_cost(batch: &Batch) -> usize {

@@ -15,7 +15,7 @@
 //! calling thread receives the results, re-sequences them, and (when asked)
 //! tells each batch on which line it begins (`lines`), so output never
 //! depends on the thread count or on timing. The bytes of batches in
-//! flight are bounded (`budget`: at most 32 MiB, whatever the thread
+//! flight are bounded (`budget`: at most 24 MiB, whatever the thread
 //! count, and 16 MiB more for batches split ahead of need), which bounds
 //! memory whatever the input. A panic in the work on a batch ends the run
 //! with [`PipelineError::Panic`] rather than leaving it waiting for that

@@ -319,3 +319,134 @@ fn wait_for(slot: &Slot) -> Outcome {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `bytes` written to a temporary file and mapped.
+    fn mapped(bytes: &[u8]) -> (tempfile::TempDir, Arc<Mmap>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("archive.pgn");
+        std::fs::write(&path, bytes).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        // SAFETY: the test's own file, which nothing else touches.
+        let map = unsafe { Mmap::map(&file) }.unwrap();
+        (dir, Arc::new(map))
+    }
+
+    fn games(count: usize) -> Vec<u8> {
+        (0..count)
+            .flat_map(|i| {
+                format!("[Event \"{i}\"]\n[Site \"s\"]\n\n1. e4 e5 2. Nf3 1-0\n\n").into_bytes()
+            })
+            .collect()
+    }
+
+    fn readers(map: &Arc<Mmap>, stretch: usize) -> Readers {
+        Readers {
+            map: Arc::clone(map),
+            candidates: Candidates::new(stretch),
+            config: PipelineConfig {
+                threads: 2,
+                batch_bytes: 1024,
+                line_numbers: false,
+            },
+        }
+    }
+
+    #[test]
+    fn speculations_ahead_hold_16_mib_at_most_whatever_the_thread_count() {
+        let (_dir, map) = mapped(&games(10));
+        for threads in [1, 2, 8, 64, 1024] {
+            for stretch in [1, 4096, STRETCH, 8 << 20, usize::MAX] {
+                let config = PipelineConfig {
+                    threads,
+                    ..PipelineConfig::default()
+                };
+                let read = Arc::new(AtomicU64::new(0));
+                let chain = Chain::new(Arc::clone(&map), 0, read, config, stretch);
+                assert!(chain.ahead_max >= 1, "{threads} threads, stretch {stretch}");
+                assert!(chain.ahead_max <= 2 * threads);
+                // One speculation may be larger than the cap, alone.
+                assert!(
+                    chain.ahead_max == 1
+                        || chain.ahead_max * chain.speculation_bytes <= MAX_SPECULATION_BYTES,
+                    "{threads} threads, stretch {stretch}: {} of {} bytes",
+                    chain.ahead_max,
+                    chain.speculation_bytes
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn no_candidate_is_looked_for_beyond_a_stretch_and_64_kib() {
+        // A comment of 200 KiB with an `[Event` line 150 KiB in.
+        let mut bytes = b"[Event \"a\"]\n\n1. e4 {".to_vec();
+        bytes.resize(150 << 10, b'x');
+        let candidate = bytes.len() + 1;
+        bytes.extend_from_slice(b"\n[Event \"b\"]\n");
+        bytes.resize(200 << 10, b'y');
+        bytes.extend_from_slice(b"} *\n");
+        let (_dir, map) = mapped(&bytes);
+        let near = Candidates::new(1);
+        assert_eq!(
+            next_candidate(&map, near, 0),
+            None,
+            "too far from the start"
+        );
+        assert_eq!(next_candidate(&map, near, 100 << 10), Some(candidate));
+        // A long stretch looks as far as the stretch again.
+        let far = Candidates::new(100 << 10);
+        assert_eq!(next_candidate(&map, far, 0), Some(candidate));
+        assert_eq!(next_candidate(&map, far, candidate), None, "none after it");
+    }
+
+    #[test]
+    fn a_cancelled_speculation_reads_nothing() {
+        let (_dir, map) = mapped(&games(100));
+        let slot = Slot::default();
+        slot.cancelled.store(true, Ordering::Relaxed);
+        readers(&map, 1).speculate(0, usize::MAX, &slot);
+        assert!(slot.outcome.lock().unwrap().is_none());
+    }
+
+    /// A speculation that reaches its memory limit stops there, and its
+    /// reader reads on to the boundary it would have reached: together,
+    /// the bytes from its candidate to the next one, once.
+    #[test]
+    fn a_speculation_at_its_limit_hands_on_a_reader_that_reads_on() {
+        let bytes = games(2000);
+        let (_dir, map) = mapped(&bytes);
+        let stretch = bytes.len() / 3;
+        let readers = readers(&map, stretch);
+        let start = next_candidate(&map, readers.candidates, 0).expect("a candidate");
+        let end = next_candidate(&map, readers.candidates, start).expect("another");
+        let slot = Slot::default();
+        readers.speculate(start, 4096, &slot);
+        let Outcome {
+            batches,
+            mut reader,
+            error,
+        } = slot.outcome.lock().unwrap().take().expect("an outcome");
+        assert!(error.is_none());
+        let cost: usize = batches.iter().map(batch_cost).sum();
+        assert!(cost >= 4096, "stopped early, at {cost} bytes");
+        assert!(
+            batches.len() < 20,
+            "read past its limit: {} batches",
+            batches.len()
+        );
+        let mut read: Vec<u8> = batches.iter().flat_map(|b| b.data.to_vec()).collect();
+        while let Some(batch) = reader.next_batch().unwrap() {
+            read.extend_from_slice(&batch.data);
+        }
+        assert!(
+            read == bytes[start..end],
+            "{} bytes, not {}",
+            read.len(),
+            end - start
+        );
+    }
+}
