@@ -1,99 +1,169 @@
-//! Running commands side by side: hyperfine for time, GNU time for memory.
+//! Running commands side by side: interleaved pairs for time, GNU time for
+//! memory.
 //!
-//! Both are Debian packages rather than crates: hyperfine runs competing
-//! commands in one session with warm-up and statistics, and `time -v` reads
-//! the peak resident set size the kernel recorded, which no in-process
-//! measurement of a child can.
+//! A ratio is only worth something when both commands met the same
+//! machine: each pair runs its baseline and its candidate back to back
+//! (the order alternating from pair to pair, so neither always runs on a
+//! warmer cache), and the result is the median of the pairs' ratios, which
+//! a burst of load in one pair cannot move. `/proc/loadavg` is read before
+//! and after, for the report to say whether the machine was quiet.
 
-use std::io;
+use std::io::{self, Read};
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
-use serde::Deserialize;
-
-const HYPERFINE: &str = "/usr/bin/hyperfine";
 const GNU_TIME: &str = "/usr/bin/time";
-
-/// Whether hyperfine is installed; says how to install it when not.
-pub fn have_hyperfine() -> bool {
-    have(HYPERFINE, "hyperfine")
-}
 
 /// Whether GNU time is installed; says how to install it when not.
 pub fn have_gnu_time() -> bool {
-    have(GNU_TIME, "time")
-}
-
-fn have(path: &str, package: &str) -> bool {
-    let found = Path::new(path).is_file();
+    let found = Path::new(GNU_TIME).is_file();
     if !found {
-        eprintln!("{path} not found: `apt-get install {package}` to run these measurements");
+        eprintln!("{GNU_TIME} not found: `apt-get install time` to measure memory");
     }
     found
 }
 
-/// One command's timing over all its runs, in seconds.
-#[derive(Debug, Deserialize)]
-pub struct Timing {
-    pub mean: f64,
-    /// Empty in hyperfine's export when there was a single run.
-    pub stddev: Option<f64>,
-    /// Mean CPU time in user mode, all threads together.
-    pub user: f64,
-    /// Mean CPU time in the kernel, all threads together.
-    pub system: f64,
+/// One run of a command.
+#[derive(Clone, Copy, Debug)]
+pub struct Run {
+    /// Wall-clock time.
+    pub wall: Duration,
+    /// User plus system CPU time of the command and everything it ran.
+    pub cpu: Duration,
 }
 
-/// Runs `commands` (name, shell command) one after another in a single
-/// hyperfine session and returns their timings in the same order.
+/// A baseline and a candidate, run in interleaved pairs.
+#[derive(Debug)]
+pub struct Pairs {
+    pub baseline: Vec<Run>,
+    pub candidate: Vec<Run>,
+}
+
+impl Pairs {
+    /// candidate / baseline wall time, pair by pair.
+    pub fn ratios(&self) -> Vec<f64> {
+        self.baseline
+            .iter()
+            .zip(&self.candidate)
+            .map(|(base, cand)| cand.wall.as_secs_f64() / base.wall.as_secs_f64())
+            .collect()
+    }
+
+    /// The median of the pairs' ratios: the result.
+    pub fn median_ratio(&self) -> f64 {
+        median(self.ratios())
+    }
+}
+
+/// The median wall time of `runs`, in seconds.
+pub fn median_wall(runs: &[Run]) -> f64 {
+    median(runs.iter().map(|run| run.wall.as_secs_f64()).collect())
+}
+
+/// The median CPU time of `runs`, in seconds.
+pub fn median_cpu(runs: &[Run]) -> f64 {
+    median(runs.iter().map(|run| run.cpu.as_secs_f64()).collect())
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    match n {
+        0 => f64::NAN,
+        _ if n % 2 == 1 => values[n / 2],
+        _ => (values[n / 2 - 1] + values[n / 2]) / 2.0,
+    }
+}
+
+/// Runs `baseline` and `candidate` (shell commands) once each to warm the
+/// page cache, then `pairs` times each, interleaved: B C, C B, B C, ...
 ///
-/// Every command's output goes through a pipe: GNU grep stops at its first
-/// match when its standard output is `/dev/null`, so hyperfine's default
-/// would time a different program. A command that should not pay for the
-/// pipe redirects its own output (`zstd -dc FILE > /dev/null`).
-///
-/// We read hyperfine's CSV export rather than its JSON: the csv crate is
-/// already a dependency and the CSV holds the same summary numbers.
+/// Every command's output goes through a pipe that is read and thrown
+/// away: GNU grep stops at its first match when its standard output is
+/// `/dev/null`, which would time a different program. A command that
+/// should not pay for the pipe redirects its own output (`> /dev/null`).
 ///
 /// # Errors
 ///
-/// When hyperfine cannot start, a command fails, or the export is unreadable.
-pub fn hyperfine(commands: &[(&str, &str)], runs: Option<u32>) -> io::Result<Vec<Timing>> {
-    let export = tempfile::Builder::new()
-        .prefix("pgn960-bench-")
-        .suffix(".csv")
-        .tempfile()?;
-    let mut hyperfine = Command::new(HYPERFINE);
-    hyperfine
-        .args(["--warmup", "1", "--output", "pipe", "--style", "basic"])
-        .arg("--export-csv")
-        .arg(export.path());
-    if let Some(runs) = runs {
-        hyperfine.args(["--runs", &runs.to_string()]);
+/// When a command cannot start or fails.
+pub fn interleaved(baseline: &str, candidate: &str, pairs: usize) -> io::Result<Pairs> {
+    run_shell(baseline)?;
+    run_shell(candidate)?;
+    let mut result = Pairs {
+        baseline: Vec::with_capacity(pairs),
+        candidate: Vec::with_capacity(pairs),
+    };
+    for pair in 0..pairs {
+        if pair % 2 == 0 {
+            result.baseline.push(run_shell(baseline)?);
+            result.candidate.push(run_shell(candidate)?);
+        } else {
+            result.candidate.push(run_shell(candidate)?);
+            result.baseline.push(run_shell(baseline)?);
+        }
     }
-    for (name, _) in commands {
-        hyperfine.args(["--command-name", name]);
+    Ok(result)
+}
+
+/// Runs `command` with `sh -c`, draining its output, and times it; the CPU
+/// time is the kernel's count for `sh` and the processes it waited for.
+fn run_shell(command: &str) -> io::Result<Run> {
+    let start = Instant::now();
+    let mut child = Command::new("/bin/sh")
+        .args(["-c", command])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let mut stdout = child.stdout.take().expect("piped");
+    let drain = std::thread::spawn(move || io::copy(&mut stdout, &mut io::sink()));
+    let mut stderr = child.stderr.take().expect("piped");
+    let errors = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    let pid = libc::pid_t::try_from(child.id()).map_err(io::Error::other)?;
+    let mut status: libc::c_int = 0;
+    // SAFETY: `rusage` is plain data that wait4 fills in; the pid is our
+    // own child, reaped here and nowhere else (`child` is not waited on).
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let wall = start.elapsed();
+    if reaped != pid {
+        return Err(io::Error::last_os_error());
     }
-    hyperfine.args(commands.iter().map(|(_, command)| command));
-    let status = hyperfine.status()?;
-    if !status.success() {
-        return Err(io::Error::other(format!("hyperfine failed ({status})")));
-    }
-    let timings = csv::Reader::from_path(export.path())
-        .and_then(|mut reader| reader.deserialize().collect::<Result<Vec<Timing>, _>>())
-        .map_err(io::Error::other)?;
-    if timings.len() != commands.len() {
+    let _ = drain.join();
+    let errors = errors.join().unwrap_or_default();
+    if !(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0) {
         return Err(io::Error::other(format!(
-            "hyperfine exported {} results for {} commands",
-            timings.len(),
-            commands.len()
+            "`{command}` failed (wait status {status}): {errors}"
         )));
     }
-    Ok(timings)
+    let time = |t: libc::timeval| {
+        Duration::from_secs(u64::try_from(t.tv_sec).unwrap_or(0))
+            + Duration::from_micros(u64::try_from(t.tv_usec).unwrap_or(0))
+    };
+    Ok(Run {
+        wall,
+        cpu: time(usage.ru_utime) + time(usage.ru_stime),
+    })
+}
+
+/// The one-minute load average, from `/proc/loadavg`.
+pub fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// Runs `argv` once under `time -v` and returns its peak resident set size
-/// in KiB.
+/// in KiB. (GNU time is a small process: the peak it reads from `wait4` is
+/// the command's own, not inflated by a large parent's at `exec`.)
 ///
 /// # Errors
 ///
