@@ -115,7 +115,9 @@ fn draw(root: &Root<'_>, funnel: &Funnel) -> Result<(), PlotError> {
     draw_limits(&mut chart, mean, sigma, x_end)?;
     draw_positions(&mut chart, funnel)?;
     draw_outlier_names(&chart, funnel)?;
-    draw_legend(&mut chart)
+    // Lower right: below the funnel's narrow end, where no position lies
+    // unless it is far below the mean.
+    draw_legend(&mut chart, SeriesLabelPosition::LowerRight)
 }
 
 /// The axes: finished games from 0 to `x_end`, scores from 0 to 1.
@@ -220,19 +222,22 @@ fn limit_curve(mean: f64, spread: f64, x_end: f64) -> Vec<(f64, f64)> {
         .collect()
 }
 
-/// Every position as a point; red for those outside the 99.8% limits.
+/// Every position as a point, translucent, since positions with few games
+/// share a few places (two games score 0, 0.25, 0.5, 0.75 or 1): the more
+/// positions at a place, the darker its point. Red for those outside the
+/// 99.8% limits.
 fn draw_positions(chart: &mut Chart<'_, '_>, funnel: &Funnel) -> Result<(), PlotError> {
-    let radius = if funnel.points.len() > 250 { 2 } else { 3 };
+    let radius = if funnel.points.len() > 250 { 3 } else { 4 };
     let (outside, inside): (Vec<&Point>, Vec<&Point>) =
         funnel.points.iter().partition(|p| funnel.outside(p, Z_998));
     chart
         .draw_series(
             inside
                 .iter()
-                .map(|p| Circle::new((p.games as f64, p.score), radius, POINT.filled())),
+                .map(|p| Circle::new((p.games as f64, p.score), radius, POINT.mix(0.3).filled())),
         )
         .map_err(draw_error)?
-        .label("a start position")
+        .label("a start position (darker where several share a place)")
         .legend(|(x, y)| Circle::new((x + 10, y), 4, POINT.filled()));
     chart
         .draw_series(
@@ -257,7 +262,13 @@ fn draw_outlier_names(chart: &Chart<'_, '_>, funnel: &Funnel) -> Result<(), Plot
         .pos(Pos::new(HPos::Left, VPos::Center));
     for point in funnel.points.iter().filter(|p| funnel.outside(p, Z_998)) {
         let at = (point.games as f64, point.score);
-        draw_label(chart, point.scharnagl.to_string(), at, (6, 0), style.clone())?;
+        draw_label(
+            chart,
+            point.scharnagl.to_string(),
+            at,
+            (6, 0),
+            style.clone(),
+        )?;
     }
     Ok(())
 }

@@ -121,11 +121,14 @@ fn draw_nothing_to_plot(chart: &mut Chart<'_, '_>, at: (f64, f64)) -> Result<(),
     Ok(())
 }
 
-/// The legend, in the upper left corner.
-fn draw_legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>) -> Result<(), PlotError> {
+/// The legend, in a corner.
+fn draw_legend<'a, 'b: 'a>(
+    chart: &mut Chart<'a, 'b>,
+    corner: SeriesLabelPosition,
+) -> Result<(), PlotError> {
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
+        .position(corner)
         .margin(12)
         .label_font((FONT, 16))
         .background_style(WHITE.mix(0.9))

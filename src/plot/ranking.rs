@@ -133,7 +133,8 @@ fn draw(root: &Root<'_>, points: &[Point], total: &PositionStats) -> Result<(), 
     if points.len() <= MAX_NAMED_POINTS {
         draw_point_names(&mut chart, points)?;
     }
-    draw_legend(&mut chart)
+    // Upper left: there the points are the lowest scores, furthest away.
+    draw_legend(&mut chart, SeriesLabelPosition::UpperLeft)
 }
 
 /// The axes: ranks 1 to `count` (half a rank of air on either side), and
@@ -219,16 +220,6 @@ fn draw_shrunk(chart: &mut Chart<'_, '_>, points: &[Point]) -> Result<(), PlotEr
         return Ok(());
     }
     let (radius, bar_width) = sizes(points.len());
-    if points.len() <= MAX_SHRUNK_INTERVALS {
-        chart
-            .draw_series(shrunk.iter().map(|(x, s)| {
-                PathElement::new(
-                    vec![(x + 0.25, s.low), (x + 0.25, s.high)],
-                    SHRUNK.mix(0.5).stroke_width(bar_width),
-                )
-            }))
-            .map_err(draw_error)?;
-    }
     chart
         .draw_series(
             shrunk
@@ -238,6 +229,19 @@ fn draw_shrunk(chart: &mut Chart<'_, '_>, points: &[Point]) -> Result<(), PlotEr
         .map_err(draw_error)?
         .label("its empirical-Bayes estimate (shrunk towards the mean)")
         .legend(|(x, y)| Cross::new((x + 10, y), 4, SHRUNK.stroke_width(2)));
+    if points.len() <= MAX_SHRUNK_INTERVALS {
+        let bar = SHRUNK.mix(0.5);
+        chart
+            .draw_series(shrunk.iter().map(|(x, s)| {
+                let x = x + 0.25;
+                PathElement::new(vec![(x, s.low), (x, s.high)], bar.stroke_width(bar_width))
+            }))
+            .map_err(draw_error)?
+            .label("the estimate's 95% interval")
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x + 10, y - 8), (x + 10, y + 8)], bar.stroke_width(3))
+            });
+    }
     Ok(())
 }
 

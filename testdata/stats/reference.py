@@ -13,6 +13,7 @@ DerSimonian-Laird estimate of tau^2, python-chess for the positions.
 The numbers printed are copied into the tests named above.
 """
 
+import json
 import math
 import re
 import sys
@@ -136,7 +137,18 @@ def read_pgn(path, group_by):
     return games
 
 
+def rust(value):
+    """A value as a Rust literal: Some(f64) / None, for the tests."""
+    if value is None:
+        return "None"
+    return f"Some({float(value)!r})"
+
+
 def research(group_by):
+    """Prints, per group of research.pgn, the expected research columns
+    of each row as Rust literals, `(scharnagl, elo_games, [white_score_vs_elo,
+    z, p_value, q_value, white_score_shrunk, _low, _high])`, and the
+    expected `--summary` object."""
     path = Path(__file__).with_name("research.pgn")
     games = read_pgn(path, group_by)
     for group in sorted({g[0] for g in games}):
@@ -149,22 +161,26 @@ def research(group_by):
         fit = shrinkage(wdl)
         chi, df, p = wdl_test([wdl[i] for i in sorted(wdl)])
         finished = [sum(wdl[i]) for i in sorted(wdl) if sum(wdl[i]) > 0]
-        print(f"group {group!r}")
-        print("  id: n' vs_elo z p q shrunk low high")
+        print(f"group {group!r}: rows")
         for i in sorted(wdl):
             e = per.get(i, {})
             s = fit[2].get(i) if fit else None
-            cells = [e.get("n", 0), e.get("vs_elo"), e.get("z"), e.get("p"), e.get("q")]
+            cells = [e.get("vs_elo"), e.get("z"), e.get("p"), e.get("q")]
             cells += list(s) if s else [None] * 3
-            print(f"  {i}: " + " ".join(repr(float(c)) if isinstance(c, (float, np.floating)) else repr(c) for c in cells))
-        significant = sorted(i for i in per if per[i].get("q", 1) < 0.05)
-        print(
-            "  positions", len(finished), "finished_games", sum(finished),
-            "wdl_chi2", repr(chi), "wdl_df", df, "wdl_p", repr(p),
-        )
-        print("  " + " ".join(f"{k} {v!r}" for k, v in summary.items()))
-        print("  shrink_mu", repr(fit[0] if fit else None), "shrink_tau2", repr(fit[1] if fit else None))
-        print("  significant", significant)
+            print(f"    ({i}, {e.get('n', 0)}, [{', '.join(rust(c) for c in cells)}]),")
+        tests = {
+            "positions": len(finished),
+            "finished_games": sum(finished),
+            "wdl_chi2": chi,
+            "wdl_df": df,
+            "wdl_p": p,
+            **summary,
+            "shrink_mu": fit[0] if fit else None,
+            "shrink_tau2": fit[1] if fit else None,
+            "significant": sorted(i for i in per if per[i].get("q", 1) < 0.05),
+        }
+        print(f"group {group!r}: summary")
+        print("    " + json.dumps(tests))
 
 
 # The table of the unit test in src/stats/analysis/shrinkage.rs: (W, D, L).
@@ -203,4 +219,5 @@ def main():
         research(sys.argv[2] if len(sys.argv) > 2 else None)
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -152,8 +152,16 @@ mod tests {
             close(got_p, p, 1e-6);
         }
         let rows = rows();
-        close(rows[&1].white_score_vs_elo().expect("rated"), 0.10407423084331102, 1e-7);
-        close(rows[&2].white_score_vs_elo().expect("rated"), -0.18124593481540635, 1e-7);
+        close(
+            rows[&1].white_score_vs_elo().expect("rated"),
+            0.10407423084331102,
+            1e-7,
+        );
+        close(
+            rows[&2].white_score_vs_elo().expect("rated"),
+            -0.18124593481540635,
+            1e-7,
+        );
         assert_eq!(rows[&4].elo_games, 1);
         assert!(rows[&4].white_score_vs_elo().expect("rated").abs() < 1e-9);
     }
