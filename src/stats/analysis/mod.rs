@@ -108,22 +108,9 @@ pub struct Analysis {
 impl Analysis {
     /// Runs every test over the positions of one group.
     pub fn of(rows: &Rows) -> Analysis {
-        let wdl_rows: Vec<[u64; 3]> = rows
-            .values()
-            .map(|stats| [stats.white_wins, stats.draws, stats.black_wins])
-            .collect();
-        let wdl = independence_test(&wdl_rows);
         let elo = elo_test(rows);
+        let q_values = q_values(&elo);
         let shrinkage = shrink(rows);
-
-        let tested: Vec<(u16, f64)> = elo.z.iter().map(|(id, (_, p))| (*id, *p)).collect();
-        let p_values: Vec<f64> = tested.iter().map(|(_, p)| *p).collect();
-        let q_values: BTreeMap<u16, f64> = tested
-            .iter()
-            .map(|(id, _)| *id)
-            .zip(benjamini_hochberg(&p_values))
-            .collect();
-
         let positions = rows
             .iter()
             .map(|(id, stats)| {
@@ -140,31 +127,57 @@ impl Analysis {
                 (*id, findings)
             })
             .collect();
-        let finished: Vec<u64> = rows
-            .values()
-            .map(|stats| stats.finished())
-            .filter(|&n| n > 0)
-            .collect();
-        let tests = GroupTests {
-            positions: finished.len() as u64,
-            finished_games: finished.iter().sum(),
-            wdl_chi2: wdl.map(|test| test.statistic),
-            wdl_df: wdl.map(|test| test.df),
-            wdl_p: wdl.and_then(|test| test.p_value),
-            elo_positions: elo.positions,
-            elo_games: elo.games,
-            elo_delta: elo.delta,
-            elo_q: elo.q,
-            elo_df: elo.df,
-            elo_p: elo.p_value,
-            shrink_mu: shrinkage.as_ref().map(|model| model.mu),
-            shrink_tau2: shrinkage.as_ref().map(|model| model.tau2),
-            significant: q_values
-                .iter()
-                .filter(|(_, q)| **q < FALSE_DISCOVERY_RATE)
-                .map(|(id, _)| *id)
-                .collect(),
-        };
+        let tests = group_tests(rows, &elo, &q_values, shrinkage.as_ref());
         Analysis { tests, positions }
+    }
+}
+
+/// The Benjamini–Hochberg q-value of each position the Elo test tested.
+fn q_values(elo: &EloTest) -> BTreeMap<u16, f64> {
+    let p_values: Vec<f64> = elo.z.values().map(|(_, p)| *p).collect();
+    elo.z
+        .keys()
+        .copied()
+        .zip(benjamini_hochberg(&p_values))
+        .collect()
+}
+
+/// The tests over all positions: the results test, run here, and what the
+/// others found.
+fn group_tests(
+    rows: &Rows,
+    elo: &EloTest,
+    q_values: &BTreeMap<u16, f64>,
+    shrinkage: Option<&Shrinkage>,
+) -> GroupTests {
+    let results: Vec<[u64; 3]> = rows
+        .values()
+        .map(|stats| [stats.white_wins, stats.draws, stats.black_wins])
+        .collect();
+    let wdl = independence_test(&results);
+    let finished: Vec<u64> = rows
+        .values()
+        .map(|stats| stats.finished())
+        .filter(|&n| n > 0)
+        .collect();
+    GroupTests {
+        positions: finished.len() as u64,
+        finished_games: finished.iter().sum(),
+        wdl_chi2: wdl.map(|test| test.statistic),
+        wdl_df: wdl.map(|test| test.df),
+        wdl_p: wdl.and_then(|test| test.p_value),
+        elo_positions: elo.positions,
+        elo_games: elo.games,
+        elo_delta: elo.delta,
+        elo_q: elo.q,
+        elo_df: elo.df,
+        elo_p: elo.p_value,
+        shrink_mu: shrinkage.map(|model| model.mu),
+        shrink_tau2: shrinkage.map(|model| model.tau2),
+        significant: q_values
+            .iter()
+            .filter(|(_, q)| **q < FALSE_DISCOVERY_RATE)
+            .map(|(id, _)| *id)
+            .collect(),
     }
 }
