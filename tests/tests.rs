@@ -13,6 +13,8 @@ mod readme;
 mod samples;
 mod shell;
 mod stats;
+mod stats_research;
+mod stats_simulation;
 mod tag;
 mod tag_properties;
 mod validate;

@@ -1,19 +1,21 @@
 //! `pgn960 stats`: per-start-position results, scores with intervals and
-//! Elo expectation, as CSV that merges exactly across shards.
+//! Elo expectation, and the tests across positions, as CSV that merges
+//! exactly across shards; the tests' summary as JSON; two plots as SVG.
 
 use std::fs::File;
-use std::io::BufReader;
-use std::path::{Path, PathBuf};
+use std::io::{BufReader, BufWriter};
+use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use pgn960::input::Source;
 use pgn960::pipeline::PipelineConfig;
 use pgn960::stats::{
     GroupBy, StatsOptions, StatsSummary, StatsTable, read_csv, stats_batch, write_csv,
+    write_summary_json,
 };
 
 use super::archive::{ArchiveArgs, InputsRead, run_inputs};
-use super::output::{Destination, Outputs};
+use super::output::{Destination, OutputFile, Outputs};
 use super::{EXIT_ERROR, EXIT_OK, summary};
 
 /// Count results per Chess960 start position and write them as CSV.
@@ -21,13 +23,17 @@ use super::{EXIT_ERROR, EXIT_OK, summary};
 /// One row per position with games (all 960 with --all-positions), sorted by
 /// Scharnagl number: games, wins, draws, losses, unfinished games, White's
 /// score with its 95% Wilson interval, draw rate, average ratings and White's
-/// Elo expectation. The last columns hold the exact integer sums that let
-/// `--merge` combine shard CSVs into what one run over all shards writes.
+/// Elo expectation; then the exact integer sums that let `--merge` combine
+/// shard CSVs into what one run over all shards writes; then, per position,
+/// the tests across positions (White's score above the ratings, its z,
+/// p-value and Benjamini-Hochberg q-value, the empirical-Bayes estimate of
+/// White's score with its interval) and their sums.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   pgn960 stats tcec.pgn.zst -o positions.csv
   pgn960 stats --group-by year --min-elo 2400 events.pgn
   pgn960 stats --plot scores.svg archive.pgn -o positions.csv
+  pgn960 stats --summary tests.json --funnel funnel.svg archive.pgn -o positions.csv
   pgn960 stats shard1.pgn -o a.csv; pgn960 stats shard2.pgn -o b.csv
   pgn960 stats --merge a.csv b.csv -o all.csv")]
 pub struct Args {
@@ -60,9 +66,22 @@ pub struct Args {
     #[arg(long, conflicts_with_all = ["group_by", "min_elo", "include_standard"])]
     merge: bool,
 
-    /// Also draw each position's white score with its interval as an SVG.
+    /// Also draw each position's white score with its interval, ranked,
+    /// beside its empirical-Bayes estimate, as an SVG.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
+
+    /// Also draw the funnel plot as an SVG: each position's white score
+    /// against its number of games, within the 95% and 99.8% limits of
+    /// chance.
+    #[arg(long, value_name = "FILE.svg")]
+    funnel: Option<PathBuf>,
+
+    /// Also write the tests over all positions (results by position,
+    /// Elo-adjusted heterogeneity, shrinkage, significant positions) as
+    /// JSON, one object per group with --group-by.
+    #[arg(long, value_name = "FILE.json")]
+    summary: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
@@ -70,32 +89,48 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     // Every output exists before any input is read, and none is an input.
     let outputs = Outputs::guarding(&sources);
     let mut csv_out = Destination::new(&outputs, args.output.as_deref())?;
-    let plot_out = args
-        .plot
-        .as_deref()
-        .map(|path| outputs.create(path))
-        .transpose()?;
+    let create = |path: &Option<PathBuf>| path.as_deref().map(|p| outputs.create(p)).transpose();
+    let plot_out = create(&args.plot)?;
+    let funnel_out = create(&args.funnel)?;
+    let summary_out = create(&args.summary)?;
     let (table, grouped, inputs) = if args.merge {
         merge_inputs(&args)?
     } else {
         count_inputs(&args, &sources)?
     };
     if inputs.opened > 0 {
-        let name = |path: Option<&Path>| {
-            path.map_or_else(|| "output".to_string(), |p| p.display().to_string())
-        };
         write_csv(&table, grouped, args.all_positions, &mut csv_out)
-            .with_context(|| format!("writing {}", name(args.output.as_deref())))?;
-        if let Some(plot) = plot_out {
-            let path = plot.path().to_path_buf();
-            pgn960::plot::write_svg(&table, plot.into_writer()?)
-                .with_context(|| format!("writing {}", path.display()))?;
-        }
+            .with_context(|| format!("writing {}", output_name(&args)))?;
+        write_to(plot_out, |out| pgn960::plot::write_ranking_svg(&table, out))?;
+        write_to(funnel_out, |out| {
+            pgn960::plot::write_funnel_svg(&table, out)
+        })?;
+        write_to(summary_out, |out| {
+            write_summary_json(&table, grouped, BufWriter::new(out))
+        })?;
     }
     csv_out
         .finish(inputs.opened > 0)
         .with_context(|| format!("writing {}", output_name(&args)))?;
     Ok(if inputs.failed { EXIT_ERROR } else { EXIT_OK })
+}
+
+/// Writes `file`, when there is one, with `write`; an error names the file.
+fn write_to<E>(
+    file: Option<OutputFile>,
+    write: impl FnOnce(File) -> Result<(), E>,
+) -> anyhow::Result<()>
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let Some(file) = file else {
+        return Ok(());
+    };
+    let path = file.path().display().to_string();
+    let out = file
+        .into_writer()
+        .with_context(|| format!("writing {path}"))?;
+    write(out).with_context(|| format!("writing {path}"))
 }
 
 fn output_name(args: &Args) -> String {

@@ -1,6 +1,10 @@
 //! The stats CSV: written with the derived columns (scores, intervals,
-//! averages) computed from the exact sums, read back by column name for
-//! `--merge`, which needs only the sums.
+//! averages, the tests across positions) computed from the exact sums,
+//! read back by column name for `--merge`, which needs only the sums.
+//!
+//! Columns are only ever added at the end, so that a script reading them
+//! by position keeps working: the 15 of the first version, its 6 sums,
+//! then the research columns and their 3 sums.
 
 use std::fmt;
 use std::io::{self, Read, Write};
@@ -9,7 +13,8 @@ use serde::Deserialize;
 
 use crate::BackRank;
 
-use super::table::{PositionStats, StatsTable};
+use super::analysis::{Analysis, PositionFindings};
+use super::table::{PositionStats, Rows, StatsTable};
 
 /// The columns every stats CSV starts with, in this order.
 pub const COLUMNS: [&str; 15] = [
@@ -40,9 +45,33 @@ pub const EXACT_COLUMNS: [&str; 6] = [
     "expected_white_e9",
 ];
 
+/// The derived columns of the tests across positions, after
+/// [`EXACT_COLUMNS`] (`elo_games` is also a sum that merging reads).
+pub const RESEARCH_COLUMNS: [&str; 8] = [
+    "elo_games",
+    "white_score_vs_elo",
+    "z",
+    "p_value",
+    "q_value",
+    "white_score_shrunk",
+    "white_score_shrunk_low",
+    "white_score_shrunk_high",
+];
+
+/// The integer columns after [`RESEARCH_COLUMNS`] that make the research
+/// columns merge exactly: over finished games with both ratings, White's
+/// points doubled, and Σp and Σp(1 − p) of the Elo expectation p in units
+/// of 10^-9.
+pub const ELO_SUM_COLUMNS: [&str; 3] = ["elo_points_x2", "elo_expected_e9", "elo_variance_e9"];
+
+/// How many columns a row has, `group` aside.
+const WIDTH: usize =
+    COLUMNS.len() + EXACT_COLUMNS.len() + RESEARCH_COLUMNS.len() + ELO_SUM_COLUMNS.len();
+
 /// Writes a table as CSV: a header, then one row per position with games
 /// (every position with `all_positions`, in each group), sorted by group
-/// and Scharnagl number. With `grouped`, a leading `group` column.
+/// and Scharnagl number. With `grouped`, a leading `group` column. The
+/// tests across positions are run per group (see [`Analysis`]).
 ///
 /// # Errors
 ///
@@ -83,17 +112,21 @@ fn write_rows<W: Write>(
     }
     header.extend(COLUMNS);
     header.extend(EXACT_COLUMNS);
+    header.extend(RESEARCH_COLUMNS);
+    header.extend(ELO_SUM_COLUMNS);
     csv.write_record(&header)?;
 
     let empty = PositionStats::default();
-    let mut groups: Vec<(&str, Option<&super::table::Rows>)> = table
+    let mut groups: Vec<(&str, Option<&Rows>)> = table
         .groups()
         .map(|(group, rows)| (group, Some(rows)))
         .collect();
     if groups.is_empty() && all_positions {
         groups.push(("", None));
     }
+    let no_findings = PositionFindings::default();
     for (group, rows) in groups {
+        let analysis = rows.map(Analysis::of);
         let ids: Vec<u16> = if all_positions {
             (0..BackRank::COUNT).collect()
         } else {
@@ -102,11 +135,15 @@ fn write_rows<W: Write>(
         };
         for id in ids {
             let stats = rows.and_then(|rows| rows.get(&id)).unwrap_or(&empty);
+            let findings = analysis
+                .as_ref()
+                .and_then(|analysis| analysis.positions.get(&id))
+                .unwrap_or(&no_findings);
             let mut record: Vec<String> = Vec::with_capacity(header.len());
             if grouped {
                 record.push(group.to_string());
             }
-            record.extend(row(id, stats));
+            record.extend(row(id, stats, findings));
             csv.write_record(&record)?;
         }
     }
@@ -114,9 +151,10 @@ fn write_rows<W: Write>(
 }
 
 /// The cells of one position's row, group aside.
-fn row(id: u16, stats: &PositionStats) -> [String; 21] {
+fn row(id: u16, stats: &PositionStats, findings: &PositionFindings) -> [String; WIDTH] {
     let rank = BackRank::from_scharnagl(u32::from(id)).expect("rows hold ids below 960");
     let (low, high) = stats.white_score_interval().unzip();
+    let shrunk = findings.shrunk;
     [
         id.to_string(),
         rank.fritz9().to_string(),
@@ -139,11 +177,30 @@ fn row(id: u16, stats: &PositionStats) -> [String; 21] {
         stats.black_elo_sum.to_string(),
         stats.both_rated.to_string(),
         stats.expected_white_e9.to_string(),
+        stats.elo_games.to_string(),
+        float(findings.white_score_vs_elo),
+        float(findings.z),
+        significant_digits(findings.p_value),
+        significant_digits(findings.q_value),
+        float(shrunk.map(|s| s.estimate)),
+        float(shrunk.map(|s| s.low)),
+        float(shrunk.map(|s| s.high)),
+        stats.elo_points_x2.to_string(),
+        stats.elo_expected_e9.to_string(),
+        stats.elo_variance_e9.to_string(),
     ]
 }
 
+/// Six decimals; empty for none.
 fn float(value: Option<f64>) -> String {
     value.map_or_else(String::new, |v| format!("{v:.6}"))
+}
+
+/// Six significant digits (`1.23457e-12`, `5.00000e-1`): p-values span
+/// hundreds of orders of magnitude, where six decimals would print most of
+/// them as 0. Empty for none.
+fn significant_digits(value: Option<f64>) -> String {
+    value.map_or_else(String::new, |v| format!("{v:.5e}"))
 }
 
 /// A stats CSV that cannot be merged.
@@ -154,6 +211,9 @@ pub enum ReadCsvError {
     Csv(csv::Error),
     /// The header lacks a column merging needs.
     MissingColumn(&'static str),
+    /// The header is that of a version of `pgn960 stats` from before the
+    /// research columns: it lacks their sums, which cannot be made up.
+    OlderVersion(&'static str),
     /// A Scharnagl number that is no position.
     BadPosition {
         /// 1-based line of the record.
@@ -170,6 +230,10 @@ impl fmt::Display for ReadCsvError {
             ReadCsvError::MissingColumn(column) => write!(
                 f,
                 "no `{column}` column: not a CSV written by `pgn960 stats`"
+            ),
+            ReadCsvError::OlderVersion(column) => write!(
+                f,
+                "no `{column}` column: written by an older `pgn960 stats`, whose sums cannot be merged exactly; count its archive again"
             ),
             ReadCsvError::BadPosition { line, scharnagl } => {
                 write!(f, "line {line}: `scharnagl` is {scharnagl}, not 0 to 959")
@@ -204,10 +268,22 @@ struct SumsRow {
     black_elo_sum: i64,
     both_rated: u64,
     expected_white_e9: u64,
+    elo_games: u64,
+    elo_points_x2: u64,
+    elo_expected_e9: u64,
+    elo_variance_e9: u64,
 }
 
+/// The columns [`SumsRow`] reads that a CSV of an older version lacks.
+const ELO_SUMS: [&str; 4] = [
+    "elo_games",
+    "elo_points_x2",
+    "elo_expected_e9",
+    "elo_variance_e9",
+];
+
 /// The columns [`SumsRow`] reads, which a mergeable CSV must have.
-const SUMS: [&str; 12] = [
+const SUMS: [&str; 16] = [
     "scharnagl",
     "games",
     "white_wins",
@@ -220,6 +296,10 @@ const SUMS: [&str; 12] = [
     "black_elo_sum",
     "both_rated",
     "expected_white_e9",
+    "elo_games",
+    "elo_points_x2",
+    "elo_expected_e9",
+    "elo_variance_e9",
 ];
 
 /// Reads a CSV written by [`write_csv`] back into a table, and whether it
@@ -232,8 +312,14 @@ const SUMS: [&str; 12] = [
 pub fn read_csv(input: impl Read) -> Result<(StatsTable, bool), ReadCsvError> {
     let mut csv = csv::Reader::from_reader(input);
     let header = csv.headers()?.clone();
-    if let Some(missing) = SUMS.iter().find(|name| !header.iter().any(|h| h == **name)) {
-        return Err(ReadCsvError::MissingColumn(missing));
+    let has = |name: &str| header.iter().any(|h| h == name);
+    if let Some(missing) = SUMS.iter().find(|name| !has(name)) {
+        let older = ELO_SUMS.contains(missing) && has("expected_white_e9");
+        return Err(if older {
+            ReadCsvError::OlderVersion(missing)
+        } else {
+            ReadCsvError::MissingColumn(missing)
+        });
     }
     let grouped = header.iter().any(|h| h == "group");
     let mut table = StatsTable::default();
@@ -260,6 +346,10 @@ pub fn read_csv(input: impl Read) -> Result<(StatsTable, bool), ReadCsvError> {
             black_elo_sum: row.black_elo_sum,
             both_rated: row.both_rated,
             expected_white_e9: row.expected_white_e9,
+            elo_games: row.elo_games,
+            elo_points_x2: row.elo_points_x2,
+            elo_expected_e9: row.elo_expected_e9,
+            elo_variance_e9: row.elo_variance_e9,
         };
         if stats.games == 0 {
             continue; // an --all-positions row: nothing to add

@@ -5,22 +5,36 @@
 //! counts, rating sums, and the Elo expectation summed in units of 10^-9.
 //! Integer sums do not depend on the order of addition, so a merge of shard
 //! tables is the table of one run over all shards, byte for byte. The
-//! derived columns (scores, Wilson intervals, averages) are computed from
-//! the integers only when the table is written.
+//! derived columns (scores, Wilson intervals, averages, and the tests
+//! across positions) are computed from the integers only when the table is
+//! written.
 //!
 //! - `table`: the counts, by group and position;
 //! - `facts`: what is read of each game (result, ratings, group);
-//! - `csv`: the CSV, written and read back.
+//! - `analysis`: the tests across positions, per group;
+//! - `csv`: the CSV, written and read back;
+//! - `json`: the summary of the tests across positions.
 
+mod analysis;
 mod csv;
 mod facts;
+mod json;
 mod table;
 
-pub use self::csv::{COLUMNS, EXACT_COLUMNS, ReadCsvError, into_io, read_csv, write_csv};
+pub use self::csv::{
+    COLUMNS, ELO_SUM_COLUMNS, EXACT_COLUMNS, RESEARCH_COLUMNS, ReadCsvError, into_io, read_csv,
+    write_csv,
+};
+pub use analysis::{
+    Analysis, ChiSquareTest, EloTest, FALSE_DISCOVERY_RATE, GroupTests, PositionFindings,
+    Shrinkage, ShrunkScore, benjamini_hochberg, chi_square_upper_tail, elo_test, independence_test,
+    shrink, two_sided_normal_p,
+};
 pub use facts::{
     ELO_RANGE, GameFacts, GameResult, GroupBy, UNKNOWN_GROUP, parse_elo, parse_result,
 };
-pub use table::{PositionStats, StatsTable, Z_95, wilson};
+pub use json::write_summary_json;
+pub use table::{PositionStats, Rows, StatsTable, Z_95, Z_998, wilson};
 
 use crate::game::{KindCounts, Reading};
 use crate::split::Batch;

@@ -8,8 +8,11 @@ use crate::BackRank;
 
 use super::facts::{GameFacts, GameResult};
 
-/// z for a two-sided 95% interval.
+/// z for a two-sided 95% interval: Φ⁻¹(0.975), to 7 digits.
 pub const Z_95: f64 = 1.959964;
+
+/// z for a two-sided 99.8% interval: Φ⁻¹(0.999), to 7 digits.
+pub const Z_998: f64 = 3.090232;
 
 /// Scale of the summed Elo expectation: 10^9 units per point.
 pub(super) const EXPECTATION_SCALE: f64 = 1e9;
@@ -39,6 +42,18 @@ pub struct PositionStats {
     pub both_rated: u64,
     /// Sum over those games of White's Elo expectation, in 10^-9 points.
     pub expected_white_e9: u64,
+    /// Finished games where both ratings are integers (n′): the games of
+    /// the Elo-adjusted test. Unlike [`Self::both_rated`], unfinished games
+    /// are left out, since they have no points to compare.
+    pub elo_games: u64,
+    /// White's points in those games, doubled so that a draw counts 1 (2·O).
+    pub elo_points_x2: u64,
+    /// Sum over those games of White's Elo expectation p, in 10^-9 points (E).
+    pub elo_expected_e9: u64,
+    /// Sum over those games of p(1 − p), the variance of White's points if
+    /// every game were won or lost, in 10^-9 (V). Each game adds at most
+    /// 2.5·10^8, so the sum holds 7·10^10 games.
+    pub elo_variance_e9: u64,
 }
 
 impl PositionStats {
@@ -60,8 +75,19 @@ impl PositionStats {
             self.black_elo_sum += i64::from(elo);
         }
         if let (Some(white), Some(black)) = (game.white_elo, game.black_elo) {
+            let expected = expectation_e9(white, black);
             self.both_rated += 1;
-            self.expected_white_e9 += expectation_e9(white, black);
+            self.expected_white_e9 += expected;
+            if let Some(result) = game.result {
+                self.elo_games += 1;
+                self.elo_points_x2 += match result {
+                    GameResult::WhiteWins => 2,
+                    GameResult::Draw => 1,
+                    GameResult::BlackWins => 0,
+                };
+                self.elo_expected_e9 += expected;
+                self.elo_variance_e9 += variance_e9(expected);
+            }
         }
     }
 
@@ -81,6 +107,10 @@ impl PositionStats {
             black_elo_sum,
             both_rated,
             expected_white_e9,
+            elo_games,
+            elo_points_x2,
+            elo_expected_e9,
+            elo_variance_e9,
         );
     }
 
@@ -99,6 +129,20 @@ impl PositionStats {
     pub fn white_score_interval(&self) -> Option<(f64, f64)> {
         let p = self.white_score()?;
         Some(wilson(p, self.finished() as f64, Z_95))
+    }
+
+    /// The variance of one finished game's points (1, ½ or 0) about
+    /// [`Self::white_score`]: (W(1 − s)² + D(½ − s)² + L·s²) / n. None
+    /// without finished games.
+    pub fn white_score_variance(&self) -> Option<f64> {
+        let mean = self.white_score()?;
+        let (w, d, l) = (
+            self.white_wins as f64,
+            self.draws as f64,
+            self.black_wins as f64,
+        );
+        let sum = w * (1.0 - mean).powi(2) + d * (0.5 - mean).powi(2) + l * mean.powi(2);
+        Some(sum / self.finished() as f64)
     }
 
     /// draws / finished games.
@@ -121,6 +165,25 @@ impl PositionStats {
     pub fn expected_white_score(&self) -> Option<f64> {
         (self.both_rated > 0)
             .then(|| self.expected_white_e9 as f64 / EXPECTATION_SCALE / self.both_rated as f64)
+    }
+
+    /// White's points above the Elo expectation over the finished rated
+    /// games, O − E, exactly, in 10^-9 points.
+    pub fn elo_excess_e9(&self) -> i128 {
+        let points_e9 = i128::from(self.elo_points_x2) * (EXPECTATION_SCALE as i128 / 2);
+        points_e9 - i128::from(self.elo_expected_e9)
+    }
+
+    /// (O − E) / n′: White's points above the Elo expectation per finished
+    /// rated game.
+    pub fn white_score_vs_elo(&self) -> Option<f64> {
+        (self.elo_games > 0)
+            .then(|| self.elo_excess_e9() as f64 / EXPECTATION_SCALE / self.elo_games as f64)
+    }
+
+    /// V = Σ p(1 − p) over the finished rated games, in points².
+    pub fn elo_variance(&self) -> f64 {
+        self.elo_variance_e9 as f64 / EXPECTATION_SCALE
     }
 }
 
@@ -150,8 +213,17 @@ fn expectation_e9(white: i32, black: i32) -> u64 {
     (expected * EXPECTATION_SCALE).round() as u64
 }
 
+/// p(1 − p) for an expectation p given in 10^-9 points, in 10^-9, rounded
+/// to the nearest unit: integer arithmetic on the rounded expectation, so
+/// the sum is as exact as [`expectation_e9`]'s.
+fn variance_e9(expected_e9: u64) -> u64 {
+    const SCALE: u64 = EXPECTATION_SCALE as u64;
+    let expected = expected_e9.min(SCALE);
+    (expected * (SCALE - expected) + SCALE / 2) / SCALE
+}
+
 /// The rows of one group, by Scharnagl number.
-pub(super) type Rows = BTreeMap<u16, PositionStats>;
+pub type Rows = BTreeMap<u16, PositionStats>;
 
 /// Rows keyed by group (empty without grouping) and Scharnagl number.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -208,6 +280,16 @@ impl StatsTable {
         self.groups.get(group)?.get(&scharnagl)
     }
 
+    /// The rows of all groups added up per position: the table as it would
+    /// be without grouping.
+    pub fn merged_positions(&self) -> Rows {
+        let mut merged = Rows::new();
+        for (_group, scharnagl, stats) in self.rows() {
+            merged.entry(scharnagl).or_default().merge(stats);
+        }
+        merged
+    }
+
     /// All games of all rows together.
     pub fn total(&self) -> PositionStats {
         let mut total = PositionStats::default();
@@ -238,6 +320,40 @@ mod tests {
             expectation_e9(1900, 1500) + expectation_e9(1500, 1900),
             1_000_000_000
         );
+    }
+
+    #[test]
+    fn variance_is_p_times_one_minus_p() {
+        assert_eq!(variance_e9(500_000_000), 250_000_000);
+        assert_eq!(variance_e9(0), 0);
+        assert_eq!(variance_e9(1_000_000_000), 0);
+        // 1 / (1 + 10^-0.5) = 0.7597469266..., rounded 759_746_927; then
+        // 759_746_927 * 240_253_073 / 10^9 = 182_531_534.3, rounded.
+        let p = expectation_e9(2200, 2000);
+        assert_eq!(p, 759_746_927);
+        assert_eq!(variance_e9(p), 182_531_534);
+    }
+
+    #[test]
+    fn only_finished_rated_games_enter_the_elo_sums() {
+        let game = |result, white_elo, black_elo| GameFacts {
+            result,
+            white_elo,
+            black_elo,
+        };
+        let mut stats = PositionStats::default();
+        stats.add(&game(Some(GameResult::WhiteWins), Some(2200), Some(2000)));
+        stats.add(&game(Some(GameResult::Draw), Some(2000), Some(2000)));
+        stats.add(&game(None, Some(2300), Some(2000)));
+        stats.add(&game(Some(GameResult::BlackWins), None, Some(2000)));
+        assert_eq!((stats.both_rated, stats.elo_games), (3, 2));
+        assert_eq!(stats.elo_points_x2, 3);
+        assert_eq!(stats.elo_expected_e9, 759_746_927 + 500_000_000);
+        assert_eq!(stats.elo_variance_e9, 182_531_534 + 250_000_000);
+        // O - E = 1.5 - 1.259746927.
+        assert_eq!(stats.elo_excess_e9(), 240_253_073);
+        let per_game = stats.white_score_vs_elo().expect("two rated games");
+        assert!((per_game - 0.120_126_536_5).abs() < 1e-12, "{per_game}");
     }
 
     #[test]
