@@ -18,7 +18,7 @@ mod table;
 
 pub use self::csv::{COLUMNS, EXACT_COLUMNS, ReadCsvError, into_io, read_csv, write_csv};
 pub use facts::{
-    ELO_RANGE, GameFacts, GameResult, GroupBy, UNKNOWN_GROUP, parse_elo, parse_result,
+    ELO_RANGE, GameFacts, GameResult, GroupBy, UNKNOWN_GROUP, parse_elo, parse_result, parse_year,
 };
 pub use table::{PositionStats, StatsTable, Z_95, wilson};
 
