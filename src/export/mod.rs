@@ -44,7 +44,7 @@ mod write;
 pub use columns::{COLUMNS, Column, ColumnType, Schema, SchemaError, Value};
 pub use order::RowOrder;
 pub use parquet::{ROW_GROUP_ROWS, arrow_schema};
-pub use row::GameRow;
+pub use row::{GameRow, Position};
 pub use write::{Format, RowWriter, writer};
 
 use crate::game::KindCounts;

@@ -18,9 +18,10 @@ use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::errors::ParquetError;
 use parquet::file::properties::WriterProperties;
+use parquet::schema::types::ColumnPath;
 
 use super::GameRow;
-use super::columns::{ColumnType, Schema, Value};
+use super::columns::{Column, ColumnType, Schema, Value};
 use super::write::RowWriter;
 
 /// Rows of a row group: about 100,000, as engines read them well.
@@ -29,6 +30,12 @@ pub const ROW_GROUP_ROWS: usize = 100_000;
 /// Rows gathered before they go to the Parquet writer, which encodes and
 /// compresses them into the row group being filled.
 const CHUNK_ROWS: usize = 10_000;
+
+/// The most bytes a column's page (and dictionary) may hold before it is
+/// compressed and set aside: each of the columns holds one while its row
+/// group fills, so this bounds the writer's memory. Parquet's default is
+/// 1 MiB.
+const PAGE_BYTES: usize = 256 << 10;
 
 /// zstd's level: 3 is its default, fast and small.
 const ZSTD_LEVEL: i32 = 3;
@@ -101,12 +108,19 @@ pub(super) struct ParquetRows<W: Write + Send> {
 
 impl<W: Write + Send> ParquetRows<W> {
     pub(super) fn new(schema: &Schema, out: W) -> io::Result<ParquetRows<W>> {
-        let properties = WriterProperties::builder()
+        let mut properties = WriterProperties::builder()
             .set_compression(Compression::ZSTD(
                 ZstdLevel::try_new(ZSTD_LEVEL).expect("3 is a zstd level"),
             ))
             .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
-            .build();
+            .set_data_page_size_limit(PAGE_BYTES)
+            .set_dictionary_page_size_limit(PAGE_BYTES);
+        // A value per game: a dictionary would only be built to be dropped.
+        for unique in [Column::Game, Column::Offset, Column::Length, Column::Line] {
+            properties =
+                properties.set_column_dictionary_enabled(ColumnPath::from(unique.name()), false);
+        }
+        let properties = properties.build();
         let arrow = arrow_schema(schema);
         let error = ErrorSlot::default();
         let out = KeepError {

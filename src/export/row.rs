@@ -31,9 +31,10 @@ pub struct GameRow {
     /// What the game is.
     pub kind: Kind,
     /// The array both sides start from, for a `chess960` or `standard` game.
-    pub position: Option<BackRank>,
-    /// Each side's back rank, for any start array (Double FRC included).
-    pub back_ranks: Option<(BackRank, BackRank)>,
+    pub position: Option<Position>,
+    /// Each side's back rank's Scharnagl number, for any start array
+    /// (Double FRC included).
+    pub back_ranks: Option<(u16, u16)>,
     /// The values of the known tags (the last of each name), by
     /// [`Known`]'s index; only those with a column of their own are read.
     texts: [Option<String>; KNOWN_TAGS],
@@ -84,14 +85,15 @@ impl GameRow {
             .rev()
             .find(|id| !id.fritz9)
             .map(|id| text(tag_value(batch, &batch.tags[id.tag])));
+        let position = reading.back_rank().map(Position::of);
         GameRow {
             game: game.index,
             offset: game.range.start as u64,
             length: game.range.len() as u64,
             line: lines.line_of(batch.first_line_start(game)),
             kind: reading.kind,
-            position: reading.back_rank(),
-            back_ranks: back_ranks(&reading),
+            position,
+            back_ranks: back_ranks(&reading, position),
             year: value(Known::Date).and_then(|date| parse_year(&date)),
             white_elo: value(Known::WhiteElo).and_then(|elo| parse_elo(&elo)),
             black_elo: value(Known::BlackElo).and_then(|elo| parse_elo(&elo)),
@@ -110,7 +112,7 @@ impl GameRow {
     /// The value of a fixed column, for a game of input `file`.
     pub fn value<'a>(&'a self, column: Column, file: &'a str) -> Value<'a> {
         let int = |n: Option<i64>| n.map_or(Value::Null, Value::Int);
-        let position = self.position;
+        let position = &self.position;
         match column {
             Column::File => Value::Text(Cow::Borrowed(file)),
             Column::Game => Value::Int(self.game as i64),
@@ -118,13 +120,13 @@ impl GameRow {
             Column::Length => Value::Int(self.length as i64),
             Column::Line => Value::Int(self.line as i64),
             Column::Kind => Value::Text(Cow::Borrowed(self.kind.name())),
-            Column::Scharnagl => int(position.map(|rank| i64::from(rank.scharnagl()))),
-            Column::Fritz9 => int(position.map(|rank| i64::from(rank.fritz9()))),
-            Column::Position => {
-                position.map_or(Value::Null, |rank| Value::Text(rank.to_string().into()))
-            }
-            Column::WhiteScharnagl => int(self.back_ranks.map(|(w, _)| i64::from(w.scharnagl()))),
-            Column::BlackScharnagl => int(self.back_ranks.map(|(_, b)| i64::from(b.scharnagl()))),
+            Column::Scharnagl => int(position.map(|p| i64::from(p.scharnagl))),
+            Column::Fritz9 => int(position.map(|p| i64::from(p.fritz9))),
+            Column::Position => position.as_ref().map_or(Value::Null, |p| {
+                Value::Text(Cow::Borrowed(p.arrangement()))
+            }),
+            Column::WhiteScharnagl => int(self.back_ranks.map(|(white, _)| i64::from(white))),
+            Column::BlackScharnagl => int(self.back_ranks.map(|(_, black)| i64::from(black))),
             Column::Tag(known) => self
                 .tag(known)
                 .map_or(Value::Null, |text| Value::Text(text.into())),
@@ -152,14 +154,46 @@ impl GameRow {
     }
 }
 
-/// Each side's back rank, where the game starts from a start array: the
-/// one both share for `chess960` and `standard`, both of a Double FRC.
-fn back_ranks(reading: &Reading) -> Option<(BackRank, BackRank)> {
+/// A start position's numbers and arrangement, worked out once, on the
+/// worker that reads the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Position {
+    /// The Scharnagl number, 0..=959.
+    pub scharnagl: u16,
+    /// The Fritz9 number, 1..=960.
+    pub fritz9: u16,
+    arrangement: [u8; 8],
+}
+
+impl Position {
+    /// The numbers and arrangement of `rank`.
+    pub fn of(rank: BackRank) -> Position {
+        let mut arrangement = [0; 8];
+        for (letter, role) in arrangement.iter_mut().zip(rank.roles()) {
+            *letter = role.upper_char() as u8;
+        }
+        Position {
+            scharnagl: rank.scharnagl(),
+            fritz9: rank.fritz9(),
+            arrangement,
+        }
+    }
+
+    /// The arrangement, as `id` and `tag` write it: `RNBQKBNR`.
+    pub fn arrangement(&self) -> &str {
+        std::str::from_utf8(&self.arrangement).expect("piece letters are ASCII")
+    }
+}
+
+/// Each side's back rank's number, where the game starts from a start
+/// array: the one both share for `chess960` and `standard`, both of a
+/// Double FRC.
+fn back_ranks(reading: &Reading, position: Option<Position>) -> Option<(u16, u16)> {
     match (reading.kind, &reading.start) {
         (Kind::Dfrc, Start::Array(StartArray::DoubleFrc { white, black })) => {
-            Some((*white, *black))
+            Some((white.scharnagl(), black.scharnagl()))
         }
-        _ => reading.back_rank().map(|rank| (rank, rank)),
+        _ => position.map(|p| (p.scharnagl, p.scharnagl)),
     }
 }
 
@@ -221,7 +255,7 @@ mod tests {
         let rows = rows(pgn, &Schema::default());
         let first = &rows[0];
         assert_eq!(first.kind, Kind::Chess960);
-        assert_eq!(first.position.map(|r| r.scharnagl()), Some(0));
+        assert_eq!(first.position.map(|p| p.scharnagl), Some(0));
         assert_eq!(first.tag(Known::Event), Some("E"));
         assert_eq!(
             (first.year, first.white_elo, first.black_elo),
@@ -235,8 +269,7 @@ mod tests {
             (second.kind, second.position, second.year),
             (Kind::Dfrc, None, None)
         );
-        let (white, black) = second.back_ranks.unwrap();
-        assert_eq!((white.scharnagl(), black.scharnagl()), (518, 0));
+        assert_eq!(second.back_ranks, Some((518, 0)));
         assert_eq!(second.line, 10);
         assert_eq!(second.game, 2);
         assert_eq!(
@@ -260,7 +293,9 @@ mod tests {
         assert_eq!(rows[0].extra, [Some("b\"c".to_string()), None]);
         assert_eq!(rows[0].tag(Known::Black), Some("Bl\u{e9}"));
         assert_eq!(rows[0].kind, Kind::Standard);
-        assert_eq!(rows[0].position, Some(BackRank::STANDARD));
+        let position = rows[0].position.unwrap();
+        assert_eq!((position.scharnagl, position.fritz9), (518, 359));
+        assert_eq!(position.arrangement(), "RNBQKBNR");
     }
 
     #[test]
