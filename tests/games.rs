@@ -711,7 +711,14 @@ fn the_thread_count_changes_no_byte() {
     assert!(rows > 1_000, "{rows} games");
     assert_eq!(groups.iter().sum::<i64>(), table.rows.len() as i64);
     // The same bytes on standard input: the same rows but for `file`.
-    let args = ["games", "-q", "--threads", "3", "--tags", "PlyCount,Annotator"];
+    let args = [
+        "games",
+        "-q",
+        "--threads",
+        "3",
+        "--tags",
+        "PlyCount,Annotator",
+    ];
     let piped = pgn960(&args, Some(&bytes)).ok("games < big.pgn");
     let piped = read_csv(&piped);
     let file = table.column("file");

@@ -122,9 +122,9 @@ impl GameRow {
             Column::Kind => Value::Text(Cow::Borrowed(self.kind.name())),
             Column::Scharnagl => int(position.map(|p| i64::from(p.scharnagl))),
             Column::Fritz9 => int(position.map(|p| i64::from(p.fritz9))),
-            Column::Position => position.as_ref().map_or(Value::Null, |p| {
-                Value::Text(Cow::Borrowed(p.arrangement()))
-            }),
+            Column::Position => position
+                .as_ref()
+                .map_or(Value::Null, |p| Value::Text(Cow::Borrowed(p.arrangement()))),
             Column::WhiteScharnagl => int(self.back_ranks.map(|(white, _)| i64::from(white))),
             Column::BlackScharnagl => int(self.back_ranks.map(|(_, black)| i64::from(black))),
             Column::Tag(known) => self
