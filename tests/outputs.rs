@@ -198,7 +198,8 @@ fn a_run_that_reads_nothing_writes_nothing() {
         vec!["stats", &missing, "-o", path(&kept)],
         vec!["validate", &missing, "--report", path(&kept)],
         vec!["tag", &missing, "-o", path(&kept)],
-        vec!["games", &missing, "--format", "parquet", "-o", path(&kept)],
+        vec!["games", &missing, "-o", path(&kept)],
+        vec!["games", &missing, "--format", "csv", "-o", path(&kept)],
         vec!["games", &missing, "-o", path(&new)],
         vec!["stats", &missing, "-o", path(&new), "--plot", path(&new)],
     ] {

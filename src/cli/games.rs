@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use pgn960::export::{Format, GameRow, RowOrder, RowWriter, Schema, batch_rows, writer};
 use pgn960::game::KindCounts;
+use pgn960::input::Opened;
 use pgn960::pipeline::{PipelineConfig, PipelineError};
 
-use super::archive::{ArchiveArgs, InputFailure, for_each_input, run_input};
+use super::archive::{ArchiveArgs, InputFailure, Progress, for_each_input, run_input};
 use super::output::{Destination, Outputs};
 use super::{EXIT_ERROR, EXIT_OK, summary};
 
@@ -141,8 +142,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     };
 
     let mut progress = args.archive.progress(&sources);
-    let mut kinds = KindCounts::default();
-    let mut rows = 0u64;
+    let mut counts = Counts::default();
     let config = PipelineConfig {
         line_numbers: true,
         ..args.archive.pipeline()
@@ -153,43 +153,74 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             .start()
             .map_err(|err| InputFailure::Run(anyhow::Error::new(err).context(writing())))?;
         let name = source.to_string();
-        let mut write = |row: GameRow| {
-            rows += 1;
-            out.write_row(&name, &row)
-        };
-        let mut order = RowOrder::new();
-        let result = run_input(
+        let input = Input {
             opened,
             config,
-            progress,
-            |batch| batch_rows(batch, &schema),
-            |batch, batch_rows| {
-                kinds.merge(&batch_rows.kinds);
-                order.place(batch, batch_rows.rows, &mut write)
-            },
-        );
-        // A game read in pieces up to the end, or up to where the input
-        // could no longer be read, still gets its row.
-        if matches!(result, Ok(()) | Err(PipelineError::Read(_)))
-            && let Some(row) = order.finish()
-        {
-            write(row)
-                .map_err(|err| InputFailure::Run(anyhow::Error::new(err).context(writing())))?;
-        }
-        result.map_err(|err| InputFailure::of(err, writing))
+            schema: &schema,
+        };
+        export_input(input, out, &name, progress, &mut counts)
+            .map_err(|err| InputFailure::of(err, writing))
     })?;
     output.finish().with_context(writing)?;
     progress.finish();
     if !args.archive.quiet && inputs.opened > 0 {
+        let to = args.output.as_ref().map_or_else(
+            || "standard output".to_string(),
+            |p| p.display().to_string(),
+        );
         eprintln!(
-            "pgn960 games: {}\n  wrote {} ({format}) to {}",
-            summary::games_by_kind(&kinds, "read"),
-            summary::count(rows, "row", "rows"),
-            args.output.as_ref().map_or_else(
-                || "standard output".to_string(),
-                |p| p.display().to_string()
-            ),
+            "pgn960 games: {}\n  wrote {} ({format}) to {to}",
+            summary::games_by_kind(&counts.kinds, "read"),
+            summary::count(counts.rows, "row", "rows"),
         );
     }
     Ok(if inputs.failed { EXIT_ERROR } else { EXIT_OK })
+}
+
+/// What a run has read and written so far.
+#[derive(Default)]
+struct Counts {
+    kinds: KindCounts,
+    rows: u64,
+}
+
+/// One opened input and how to read it.
+struct Input<'a> {
+    opened: Opened,
+    config: PipelineConfig,
+    schema: &'a Schema,
+}
+
+/// Writes the rows of one input, in order, as input `name`.
+fn export_input(
+    input: Input<'_>,
+    out: &mut dyn RowWriter<Destination>,
+    name: &str,
+    progress: &mut Progress,
+    counts: &mut Counts,
+) -> Result<(), PipelineError<io::Error>> {
+    let mut rows = 0;
+    let mut write = |row: GameRow| {
+        rows += 1;
+        out.write_row(name, &row)
+    };
+    let mut order = RowOrder::new();
+    let schema = input.schema;
+    let result = run_input(
+        input.opened,
+        input.config,
+        progress,
+        |batch| batch_rows(batch, schema),
+        |batch, read| {
+            counts.kinds.merge(&read.kinds);
+            order.place(batch, read.rows, &mut write)
+        },
+    );
+    // A game read in pieces up to the end, or up to where the input could
+    // no longer be read, still gets its row.
+    if let (Ok(()) | Err(PipelineError::Read(_)), Some(row)) = (&result, order.finish()) {
+        write(row).map_err(PipelineError::Consume)?;
+    }
+    counts.rows += rows;
+    result
 }
