@@ -82,7 +82,8 @@ const PYTHON_CHESS: &str = "python3 {support}/read_games.py {small}";
 /// The speed cases, one line each; the targets are issue 14's. `stats`
 /// and `validate` are measured against single-threaded pgn-reader passes
 /// doing the least work their output needs; `--threads 1` shows what the
-/// second core buys. The pgn-extract and python-chess rows only inform:
+/// second core buys. `games` is measured against `stats`, which reads the
+/// same tags but no movetext and writes one row per position, not per game. The pgn-extract and python-chess rows only inform:
 /// they run on the small archive, and the ratio is what the README quotes.
 #[rustfmt::skip]
 const CASES: &[Case] = &[
@@ -96,6 +97,8 @@ const CASES: &[Case] = &[
     case("validate-no-moves", "{pgn960} stats -q {pgn} -o /dev/null", "{pgn960} validate -q --no-moves {pgn} --report /dev/null", Some(1.05)),
     case("validate-pgn-extract", PGN_EXTRACT, "{pgn960} validate -q {small} --report /dev/null", None),
     case("validate-python-chess", PYTHON_CHESS, "{pgn960} validate -q {small} --report /dev/null", None),
+    case("games-parquet", "{pgn960} stats -q {pgn} -o /dev/null", "{pgn960} games -q {pgn} --format parquet -o /dev/null", Some(1.5)),
+    case("games-csv", "{pgn960} stats -q {pgn} -o /dev/null", "{pgn960} games -q {pgn} --format csv -o /dev/null", None),
 ];
 
 /// A memory case: the peak resident set size of one run of `command` (same
@@ -124,6 +127,7 @@ const MEMORY_CASES: &[MemoryCase] = &[
     memory("tag-zst", "{pgn960} tag -q {zst} -o /dev/null", Some(32.0)),
     memory("stats", "{pgn960} stats -q {pgn} -o /dev/null", Some(32.0)),
     memory("validate", "{pgn960} validate -q {pgn} --report /dev/null", Some(32.0)),
+    memory("games-parquet", "{pgn960} games -q {pgn} --format parquet -o /dev/null", Some(64.0)),
 ];
 
 /// Command-line options after cargo's `--`.

@@ -417,15 +417,15 @@ impl Iterator for Mainline<'_> {
 
 /// The mainline's moves: how many plies a game has, counted without
 /// replaying them (every word that is not a number, NAG, glyph or result,
-/// outside variations and comments, up to the result).
+/// outside variations and comments, up to the result), in the tight loop
+/// of [`Mainline`]: `games` counts the plies of every game.
 pub fn mainline_plies(text: &[u8], starts_line: bool) -> u32 {
     let mut plies = 0;
-    for token in Lexer::new(text, starts_line) {
-        match token.kind {
-            TokenKind::Result if token.depth == 0 => break,
-            TokenKind::Move if token.depth == 0 => plies += 1,
-            _ => {}
+    for token in Lexer::new(text, starts_line).mainline() {
+        if token.kind == TokenKind::Result {
+            break;
         }
+        plies += 1;
     }
     plies
 }

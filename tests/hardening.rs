@@ -30,6 +30,7 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use pgn960::export::{RowOrder, Schema, batch_rows};
 use pgn960::input::{self, MmapChoice, Source};
 use pgn960::pipeline::{self, PipelineConfig, PipelineError};
 use pgn960::split::{Batch, GameReader};
@@ -903,6 +904,8 @@ fn check_damaged(input: &[u8], seed: u64) -> Result<(), String> {
         ));
     }
 
+    check_games(input, config, counts.kinds.total())?;
+
     let findings: Vec<_> = pipelined(input, config, |batch| {
         validate_batch(batch, ValidateOptions::default()).findings
     })
@@ -925,8 +928,50 @@ fn check_damaged(input: &[u8], seed: u64) -> Result<(), String> {
     Ok(())
 }
 
-/// Every real sample, damaged in every listed way, through `tag`, `stats`
-/// and `validate` in-process, each input under a time limit.
+/// `games` on a damaged input: a row per game `tag` read, in order, whose
+/// offsets and lengths cover the input (but for white space no game has).
+fn check_games(input: &[u8], config: PipelineConfig, games: u64) -> Result<(), String> {
+    let schema = Schema::new(vec!["Annotator".into()]).expect("a tag name");
+    let mut order = RowOrder::new();
+    let mut rows = Vec::new();
+    pipeline::run(
+        input,
+        config,
+        |batch| batch_rows(batch, &schema),
+        |batch, read| {
+            order.place(batch, read.rows, |row| {
+                rows.push(row);
+                Ok::<_, std::convert::Infallible>(())
+            })
+        },
+    )
+    .map_err(|err| format!("games failed: {err:?}"))?;
+    rows.extend(order.finish());
+    if rows.len() as u64 != games {
+        return Err(format!("games wrote {} rows for {games} games", rows.len()));
+    }
+    let mut at = 0;
+    for (i, row) in rows.iter().enumerate() {
+        if row.game != i as u64 + 1 || row.offset != at || row.length == 0 || row.line == 0 {
+            return Err(format!(
+                "games: row {i} is game {} at {}+{} (line {}), expected at {at}",
+                row.game, row.offset, row.length, row.line
+            ));
+        }
+        at += row.length;
+    }
+    let rest = &input[at as usize..];
+    if !(rest.is_empty() || rows.is_empty() && rest.iter().all(u8::is_ascii_whitespace)) {
+        return Err(format!(
+            "games: the rows end at {at} of {} bytes",
+            input.len()
+        ));
+    }
+    Ok(())
+}
+
+/// Every real sample, damaged in every listed way, through `tag`, `stats`,
+/// `validate` and `games` in-process, each input under a time limit.
 #[test]
 fn damaged_samples_never_panic_hang_or_change_a_byte() {
     sweep_damaged(Suite::SweepSamples);
@@ -1076,11 +1121,11 @@ fn damaged_compressed_archives_end_cleanly() {
     // The same files through the binary: exit 0, or exit 2 with one line.
     for (what, path) in jobs {
         let path = path.to_str().expect("a UTF-8 temporary path");
-        for command in ["tag", "stats", "validate"] {
+        for command in ["tag", "stats", "validate", "games"] {
             let run = run_limited(&[command, "-q", path], b"", MUTANT_LIMIT);
             match (command, run.code()) {
                 (_, 2) => assert_one_error_line(&run.stderr, &[path], &what),
-                ("tag" | "stats", 0) | ("validate", 0 | 1) => assert!(
+                ("tag" | "stats" | "games", 0) | ("validate", 0 | 1) => assert!(
                     run.stderr.is_empty(),
                     "{what}: {command}: stderr:\n{}",
                     run.stderr
@@ -1263,7 +1308,7 @@ fn damaged_archives_through_the_binary() {
                 .display()
                 .to_string()
         };
-        for command in ["tag", "stats", "validate"] {
+        for command in ["tag", "stats", "validate", "games"] {
             let run = run_limited(&[command, path_str], b"", MUTANT_LIMIT);
             let expected: &[i32] = if command == "validate" { &[0, 1] } else { &[0] };
             assert!(
@@ -1616,7 +1661,7 @@ fn missing_file_and_directory_are_one_line_and_exit_2() {
     let missing = dir.path().join("no-such-archive.pgn");
     let missing = missing.to_str().expect("UTF-8");
     let dir_str = dir.path().to_str().expect("UTF-8");
-    for command in ["tag", "stats", "validate"] {
+    for command in ["tag", "stats", "validate", "games"] {
         let run = pgn960(&[command, "-q", missing], None);
         assert_eq!(run.code, 2, "{command} on a missing file");
         assert_one_error_line(&run.stderr, &[missing, "No such file"], command);

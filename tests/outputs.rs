@@ -74,6 +74,8 @@ fn no_output_option_of_any_command_writes_over_an_input() {
     let cases: Vec<Vec<&str>> = vec![
         vec!["tag", s, "-o", s],
         vec!["stats", s, "-o", s],
+        vec!["games", "--format", "csv", s, "-o", s],
+        vec!["games", "--format", "parquet", s, "-o", s],
         vec!["stats", s, "--plot", s],
         vec!["stats", s, "-o", a, "--plot", s],
         vec!["stats", "--merge", a, b, "-o", a],
@@ -96,6 +98,11 @@ fn an_output_that_is_an_input_under_another_name_is_refused() {
     for other in [path(&hard), path(&soft)] {
         assert_refused(d, &["stats", path(&pgn), "-o", other], None);
         assert_refused(d, &["validate", path(&pgn), "--report", other], None);
+        assert_refused(
+            d,
+            &["games", "--format", "jsonl", path(&pgn), "-o", other],
+            None,
+        );
         assert_refused(d, &["stats", path(&pgn), "--plot", other], None);
     }
 }
@@ -108,6 +115,7 @@ fn an_output_that_is_standard_input_is_refused() {
         vec!["stats", "--plot", path(&pgn)],
         vec!["validate", "--report", path(&pgn)],
         vec!["tag", "-o", path(&pgn)],
+        vec!["games", "--format", "parquet", "-o", path(&pgn)],
     ] {
         let before = contents(dir.path());
         let output = Command::new(BIN)
@@ -135,6 +143,7 @@ fn an_output_that_cannot_be_created_is_an_error_before_any_input_is_read() {
         ["stats", "-o", "/nonexistent/x.csv"],
         ["stats", "--plot", "/nonexistent/p.svg"],
         ["validate", "--report", "/nonexistent/r.csv"],
+        ["games", "-o", "/nonexistent/g.parquet"],
     ] {
         let mut child = Command::new(BIN)
             .args(args)
@@ -189,6 +198,9 @@ fn a_run_that_reads_nothing_writes_nothing() {
         vec!["stats", &missing, "-o", path(&kept)],
         vec!["validate", &missing, "--report", path(&kept)],
         vec!["tag", &missing, "-o", path(&kept)],
+        vec!["games", &missing, "-o", path(&kept)],
+        vec!["games", &missing, "--format", "csv", "-o", path(&kept)],
+        vec!["games", &missing, "-o", path(&new)],
         vec!["stats", &missing, "-o", path(&new), "--plot", path(&new)],
     ] {
         let run = pgn960(&args, None);

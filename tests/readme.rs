@@ -159,3 +159,28 @@ fn id_pos_and_random_examples_are_what_the_binary_prints() {
     assert_eq!(check_examples("pos"), 3, "the README's pos examples");
     assert_eq!(check_examples("random"), 1, "the README's random example");
 }
+
+#[test]
+fn every_games_column_is_in_the_readme_table() {
+    let readme = readme();
+    let start = readme
+        .find("### `pgn960 games")
+        .expect("a section for games");
+    let end = readme[start + 4..]
+        .find("\n### ")
+        .map_or(readme.len(), |end| start + 4 + end);
+    let rows: Vec<&str> = readme[start..end]
+        .lines()
+        .filter(|line| line.starts_with("| `"))
+        .collect();
+    for column in pgn960::export::COLUMNS {
+        let name = format!("`{}`", column.name());
+        assert!(
+            rows.iter().any(|row| row
+                .split(" | ")
+                .next()
+                .is_some_and(|cell| cell.contains(&name))),
+            "the README's table of games columns lacks {name}"
+        );
+    }
+}

@@ -4,6 +4,7 @@ mod cli_position;
 mod common;
 mod draw;
 mod fuzz_regressions;
+mod games;
 mod hardening;
 mod id_oracle;
 mod meaning;

@@ -4,6 +4,7 @@
 mod archive;
 mod completions;
 mod draw;
+mod games;
 mod id;
 mod in_place;
 mod man;
@@ -46,6 +47,7 @@ enum Command {
     Tag(tag::Args),
     Stats(stats::Args),
     Validate(validate::Args),
+    Games(games::Args),
     Completions(completions::Args),
     Man(man::Args),
 }
@@ -69,6 +71,7 @@ pub fn run() -> ExitCode {
         Command::Tag(args) => tag::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Validate(args) => validate::run(args),
+        Command::Games(args) => games::run(args),
         Command::Completions(args) => completions::run(args),
         Command::Man(args) => man::run(args),
     };

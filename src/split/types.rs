@@ -133,6 +133,19 @@ impl Batch {
         })
     }
 
+    /// Where a game's movetext starts: after its last tag pair (at its
+    /// first byte when it has none); and whether that place starts a line
+    /// (where an escape line can begin). Its movetext runs from there to
+    /// the game's end.
+    pub fn movetext_start(&self, game: &Game) -> (usize, bool) {
+        let start = self
+            .tags_of(game)
+            .last()
+            .map_or(game.range.start, |tag| tag.end);
+        let starts_line = start == 0 || matches!(self.data[start - 1], b'\n' | b'\r');
+        (start, starts_line)
+    }
+
     /// The input's line of a line counted within the batch (1 for the
     /// batch's first), once the pipeline has placed the batch; else the
     /// line within the batch.

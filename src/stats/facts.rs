@@ -115,11 +115,34 @@ impl GroupBy {
             (GroupBy::Tag(_), Some(value)) => {
                 (!value.is_empty()).then(|| String::from_utf8_lossy(&value).into_owned())
             }
-            (GroupBy::Year, Some(value)) => value
-                .get(..4)
-                .filter(|year| year.iter().all(u8::is_ascii_digit))
-                .map(|year| String::from_utf8_lossy(year).into_owned()),
+            (GroupBy::Year, Some(value)) => {
+                year_digits(&value).map(|year| String::from_utf8_lossy(year).into_owned())
+            }
         };
         group.unwrap_or_else(|| UNKNOWN_GROUP.to_string())
     }
+}
+
+/// The year of a `Date` value: its first four bytes, when they are
+/// digits (`2024.05.??` is 2024; `????.??.??` has none).
+fn year_digits(date: &[u8]) -> Option<&[u8]> {
+    date.get(..4)
+        .filter(|year| year.iter().all(u8::is_ascii_digit))
+}
+
+/// The year of a `Date` value as a number, by the rule of `--group-by
+/// year`: its first four bytes, when they are digits.
+///
+/// ```
+/// use pgn960::stats::parse_year;
+///
+/// assert_eq!(parse_year(b"2024.05.??"), Some(2024));
+/// assert_eq!(parse_year(b"????.??.??"), None);
+/// assert_eq!(parse_year(b"24.05.2024"), None);
+/// ```
+pub fn parse_year(date: &[u8]) -> Option<i32> {
+    year_digits(date).map(|year| {
+        year.iter()
+            .fold(0, |n, digit| n * 10 + i32::from(digit - b'0'))
+    })
 }

@@ -31,7 +31,7 @@ pub use analysis::{
     shrink, two_sided_normal_p,
 };
 pub use facts::{
-    ELO_RANGE, GameFacts, GameResult, GroupBy, UNKNOWN_GROUP, parse_elo, parse_result,
+    ELO_RANGE, GameFacts, GameResult, GroupBy, UNKNOWN_GROUP, parse_elo, parse_result, parse_year,
 };
 pub use json::write_summary_json;
 pub use table::{PositionStats, Rows, StatsTable, Z_95, Z_998, wilson};

@@ -19,12 +19,7 @@ impl<'a> GameCheck<'a> {
     /// lexer over it.
     fn movetext(&self) -> (usize, Lexer<'a>) {
         let data: &'a [u8] = &self.batch.data;
-        let start = self
-            .batch
-            .tags_of(self.game)
-            .last()
-            .map_or(self.game.range.start, |t| t.end);
-        let starts_line = start == 0 || matches!(data[start - 1], b'\n' | b'\r');
+        let (start, starts_line) = self.batch.movetext_start(self.game);
         let lexer = Lexer::new(&data[start..self.game.range.end], starts_line);
         (start, lexer)
     }

@@ -1,0 +1,226 @@
+//! `pgn960 games`: one row per game (where it is, what it is, where it
+//! starts, its tags and length) as Parquet, CSV or JSON lines, for
+//! researchers who slice archives in DuckDB, Polars, pandas or Spark.
+
+use std::io::{self, IsTerminal};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use pgn960::export::{Format, GameRow, RowOrder, RowWriter, Schema, batch_rows, writer};
+use pgn960::game::KindCounts;
+use pgn960::input::Opened;
+use pgn960::pipeline::{PipelineConfig, PipelineError};
+
+use super::archive::{ArchiveArgs, InputFailure, Progress, for_each_input, run_input};
+use super::output::{Destination, Outputs};
+use super::{EXIT_ERROR, EXIT_OK, summary};
+
+/// Write one row per game: where it is, what it is, where it starts, its
+/// tags and its length, as Parquet, CSV or JSON lines.
+///
+/// Rows come in input order: file, game (1-based index in its file),
+/// offset and length (the game's bytes in the decompressed input), line,
+/// kind, the start position's numbers and back rank, both sides' numbers,
+/// Variant, Event, Site, Date, year, Round, White, Black, Result, both
+/// ratings, TimeControl, Termination, ECO, Opening, plies (mainline moves)
+/// and Chess960Id; nulls where a value is absent. The format comes from
+/// the extension of -o (.parquet, .csv, .jsonl) or --format; standard
+/// output gets CSV. The columns are described in the README.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  pgn960 games archive.pgn.zst -o games.parquet
+  pgn960 games --tags WhiteFideId,BlackFideId 2024/*.pgn -o 2024.parquet
+  pgn960 games events.pgn | head
+  pgn960 games --format jsonl events.pgn -o games.jsonl")]
+pub struct Args {
+    #[command(flatten)]
+    archive: ArchiveArgs,
+
+    /// Write to FILE (format from its extension: .parquet, .csv, .jsonl)
+    /// instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+
+    /// Output format; default: from the extension of --output, else csv.
+    #[arg(long, value_enum)]
+    format: Option<FormatArg>,
+
+    /// Add a column for each tag named (its value as written; the last of
+    /// that name, which is matched ignoring case), named as given.
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    tags: Vec<String>,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum FormatArg {
+    Parquet,
+    Csv,
+    Jsonl,
+}
+
+impl From<FormatArg> for Format {
+    fn from(format: FormatArg) -> Format {
+        match format {
+            FormatArg::Parquet => Format::Parquet,
+            FormatArg::Csv => Format::Csv,
+            FormatArg::Jsonl => Format::Jsonl,
+        }
+    }
+}
+
+/// The format asked for: `--format`, else the extension of `--output`,
+/// else CSV.
+fn resolve_format(asked: Option<FormatArg>, output: Option<&Path>) -> anyhow::Result<Format> {
+    let named = output.map(|path| (path, Format::of_path(path)));
+    match (asked.map(Format::from), named) {
+        (Some(asked), Some((path, Some(named)))) if asked != named => bail!(
+            "{}: the extension says {named}, but --format says {asked}; make them agree",
+            path.display()
+        ),
+        (Some(asked), _) => Ok(asked),
+        (None, Some((_, Some(named)))) => Ok(named),
+        (None, Some((path, None))) => bail!(
+            "{}: no format known by this extension (.parquet, .csv or .jsonl); \
+             name one with --format",
+            path.display()
+        ),
+        (None, None) => Ok(Format::Csv),
+    }
+}
+
+/// The output: a writer once an input has been opened (a run that reads
+/// nothing writes nothing, and leaves an output file as it was).
+struct Output {
+    format: Format,
+    schema: Schema,
+    waiting: Option<Destination>,
+    writer: Option<Box<dyn RowWriter<Destination>>>,
+}
+
+impl Output {
+    /// The writer, started (the CSV header, the Parquet magic) if it was not.
+    fn start(&mut self) -> io::Result<&mut dyn RowWriter<Destination>> {
+        if let Some(out) = self.waiting.take() {
+            self.writer = Some(writer(self.format, &self.schema, out)?);
+        }
+        Ok(self
+            .writer
+            .as_deref_mut()
+            .expect("an output is waiting or writing"))
+    }
+
+    /// Ends the output: written whole when an input was read, else left as
+    /// it was.
+    fn finish(self) -> io::Result<()> {
+        match (self.waiting, self.writer) {
+            (Some(out), _) => out.finish(false),
+            (None, Some(writer)) => writer.finish()?.finish(true),
+            (None, None) => unreachable!("an output is waiting or writing"),
+        }
+    }
+}
+
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    let format = resolve_format(args.format, args.output.as_deref())?;
+    let schema = Schema::new(args.tags.clone()).context("--tags")?;
+    if format == Format::Parquet && args.output.is_none() && io::stdout().is_terminal() {
+        bail!(
+            "Parquet is binary: write it to a file with -o FILE.parquet (or redirect standard output)"
+        );
+    }
+    let sources = args.archive.sources();
+    let output_name = args
+        .output
+        .as_ref()
+        .map_or_else(|| "output".to_string(), |p| p.display().to_string());
+    let destination = Destination::new(&Outputs::guarding(&sources), args.output.as_deref())?;
+    let mut output = Output {
+        format,
+        schema: schema.clone(),
+        waiting: Some(destination),
+        writer: None,
+    };
+
+    let mut progress = args.archive.progress(&sources);
+    let mut counts = Counts::default();
+    let config = PipelineConfig {
+        line_numbers: true,
+        ..args.archive.pipeline()
+    };
+    let writing = || format!("writing {output_name}");
+    let inputs = for_each_input(&sources, &mut progress, |source, opened, progress| {
+        let out = output
+            .start()
+            .map_err(|err| InputFailure::Run(anyhow::Error::new(err).context(writing())))?;
+        let name = source.to_string();
+        let input = Input {
+            opened,
+            config,
+            schema: &schema,
+        };
+        export_input(input, out, &name, progress, &mut counts)
+            .map_err(|err| InputFailure::of(err, writing))
+    })?;
+    output.finish().with_context(writing)?;
+    progress.finish();
+    if !args.archive.quiet && inputs.opened > 0 {
+        let to = args.output.as_ref().map_or_else(
+            || "standard output".to_string(),
+            |p| p.display().to_string(),
+        );
+        eprintln!(
+            "pgn960 games: {}\n  wrote {} ({format}) to {to}",
+            summary::games_by_kind(&counts.kinds, "read"),
+            summary::count(counts.rows, "row", "rows"),
+        );
+    }
+    Ok(if inputs.failed { EXIT_ERROR } else { EXIT_OK })
+}
+
+/// What a run has read and written so far.
+#[derive(Default)]
+struct Counts {
+    kinds: KindCounts,
+    rows: u64,
+}
+
+/// One opened input and how to read it.
+struct Input<'a> {
+    opened: Opened,
+    config: PipelineConfig,
+    schema: &'a Schema,
+}
+
+/// Writes the rows of one input, in order, as input `name`.
+fn export_input(
+    input: Input<'_>,
+    out: &mut dyn RowWriter<Destination>,
+    name: &str,
+    progress: &mut Progress,
+    counts: &mut Counts,
+) -> Result<(), PipelineError<io::Error>> {
+    let mut rows = 0;
+    let mut write = |row: GameRow| {
+        rows += 1;
+        out.write_row(name, &row)
+    };
+    let mut order = RowOrder::new();
+    let schema = input.schema;
+    let result = run_input(
+        input.opened,
+        input.config,
+        progress,
+        |batch| batch_rows(batch, schema),
+        |batch, read| {
+            counts.kinds.merge(&read.kinds);
+            order.place(batch, read.rows, &mut write)
+        },
+    );
+    // A game read in pieces up to the end, or up to where the input could
+    // no longer be read, still gets its row.
+    if let (Ok(()) | Err(PipelineError::Read(_)), Some(row)) = (&result, order.finish()) {
+        write(row).map_err(PipelineError::Consume)?;
+    }
+    counts.rows += rows;
+    result
+}

@@ -1,0 +1,77 @@
+//! One row per game, for researchers who slice an archive by rating,
+//! time control, date, event or length in DuckDB, Polars, pandas or Spark:
+//! what `games` writes, as CSV, JSON lines or Parquet.
+//!
+//! A row is read from the game's [`Reading`](crate::game::Reading) (its
+//! kind and start, as every command reads them), its tags and its
+//! movetext, on the worker threads, batch by batch ([`batch_rows`]); the
+//! consumer places the rows in the input ([`RowOrder`]: offsets, lines,
+//! games read in pieces) and hands them, in input order, to a
+//! [`RowWriter`].
+//!
+//! - `columns`: the columns, as data ([`COLUMNS`], [`Schema`]);
+//! - `row`: one game's values ([`GameRow`]);
+//! - `order`: where each game lies in its input;
+//! - `write`: the formats and the CSV and JSON lines writers;
+//! - `parquet`: the Parquet writer.
+//!
+//! ```
+//! use pgn960::export::{Format, RowOrder, Schema, batch_rows, writer};
+//! use pgn960::split::GameReader;
+//!
+//! let pgn = b"[Event \"A\"]\n[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1\"]\n\n1. e4 e5 1-0\n";
+//! let schema = Schema::default();
+//! let mut out = writer(Format::Csv, &schema, Vec::new())?;
+//! let mut order = RowOrder::new();
+//! let mut reader = GameReader::new(&pgn[..]);
+//! while let Some(batch) = reader.next_batch()? {
+//!     let rows = batch_rows(&batch, &schema).rows;
+//!     order.place(&batch, rows, |row| out.write_row("a.pgn", &row))?;
+//! }
+//! let csv = String::from_utf8(out.finish()?).expect("CSV of UTF-8");
+//! let mut lines = csv.lines();
+//! assert!(lines.next().unwrap().starts_with("file,game,offset,length,line,kind,scharnagl,"));
+//! assert!(lines.next().unwrap().starts_with("a.pgn,1,0,91,1,chess960,0,81,BBQNNRKR,0,0,,A,"));
+//! # Ok::<_, std::io::Error>(())
+//! ```
+
+mod columns;
+mod order;
+mod parquet;
+mod row;
+mod write;
+
+pub use columns::{COLUMNS, Column, ColumnType, Schema, SchemaError, Value};
+pub use order::RowOrder;
+pub use parquet::{ROW_GROUP_ROWS, arrow_schema};
+pub use row::{GameRow, Position};
+pub use write::{Format, RowWriter, writer};
+
+use crate::game::KindCounts;
+use crate::split::{Batch, LineCounter};
+
+/// The rows of one batch, and its games by kind.
+#[derive(Clone, Debug, Default)]
+pub struct BatchRows {
+    /// One row per game, in order; offsets and lines within the batch
+    /// until [`RowOrder::place`] places them.
+    pub rows: Vec<GameRow>,
+    /// The batch's games, by kind.
+    pub kinds: KindCounts,
+}
+
+/// Reads the row of every game of a batch.
+pub fn batch_rows(batch: &Batch, schema: &Schema) -> BatchRows {
+    let lines = LineCounter::new(&batch.data);
+    let mut kinds = KindCounts::default();
+    let rows = batch
+        .games
+        .iter()
+        .map(|game| {
+            let row = GameRow::read(batch, game, schema, &lines);
+            kinds.add(row.kind);
+            row
+        })
+        .collect();
+    BatchRows { rows, kinds }
+}

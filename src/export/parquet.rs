@@ -1,0 +1,220 @@
+//! Rows as Apache Parquet, the format DuckDB, Polars, pandas and Spark
+//! read: typed columns (integers as integers), zstd, row groups of
+//! [`ROW_GROUP_ROWS`] rows written as they fill, so that memory stays
+//! bounded whatever the size of the archive.
+//!
+//! Rows are gathered into Arrow arrays of [`CHUNK_ROWS`] rows, a fixed
+//! number that divides the row group: where rows are cut into chunks, and
+//! so every byte of the file, never depends on how the input was cut into
+//! batches (or on the thread count).
+
+use std::io::{self, Write};
+use std::sync::{Arc, Mutex};
+
+use arrow_array::builder::{Int32Builder, Int64Builder, StringBuilder};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Schema as ArrowSchema, SchemaRef};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::errors::ParquetError;
+use parquet::file::properties::WriterProperties;
+use parquet::schema::types::ColumnPath;
+
+use super::GameRow;
+use super::columns::{Column, ColumnType, Schema, Value};
+use super::write::RowWriter;
+
+/// Rows of a row group: about 100,000, as engines read them well.
+pub const ROW_GROUP_ROWS: usize = 100_000;
+
+/// Rows gathered before they go to the Parquet writer, which encodes and
+/// compresses them into the row group being filled.
+const CHUNK_ROWS: usize = 10_000;
+
+/// The most bytes a column's page (and dictionary) may hold before it is
+/// compressed and set aside: each of the columns holds one while its row
+/// group fills, so this bounds the writer's memory. Parquet's default is
+/// 1 MiB.
+const PAGE_BYTES: usize = 256 << 10;
+
+/// zstd's level: 3 is its default, fast and small.
+const ZSTD_LEVEL: i32 = 3;
+
+/// The Arrow schema of `schema`'s columns, every one nullable.
+pub fn arrow_schema(schema: &Schema) -> SchemaRef {
+    let fields: Vec<Field> = schema
+        .columns()
+        .map(|(name, column_type)| Field::new(name, data_type(column_type), true))
+        .collect();
+    Arc::new(ArrowSchema::new(fields))
+}
+
+fn data_type(column_type: ColumnType) -> DataType {
+    match column_type {
+        ColumnType::Int64 => DataType::Int64,
+        ColumnType::Int32 => DataType::Int32,
+        ColumnType::Text => DataType::Utf8,
+    }
+}
+
+/// One column's values gathered so far.
+enum Builder {
+    Int64(Int64Builder),
+    Int32(Int32Builder),
+    Text(StringBuilder),
+}
+
+impl Builder {
+    fn new(column_type: ColumnType) -> Builder {
+        match column_type {
+            ColumnType::Int64 => Builder::Int64(Int64Builder::with_capacity(CHUNK_ROWS)),
+            ColumnType::Int32 => Builder::Int32(Int32Builder::with_capacity(CHUNK_ROWS)),
+            ColumnType::Text => Builder::Text(StringBuilder::with_capacity(CHUNK_ROWS, 1 << 16)),
+        }
+    }
+
+    fn append(&mut self, value: Value<'_>) {
+        match (self, value) {
+            (Builder::Int64(b), Value::Null) => b.append_null(),
+            (Builder::Int32(b), Value::Null) => b.append_null(),
+            (Builder::Text(b), Value::Null) => b.append_null(),
+            (Builder::Int64(b), Value::Int(n)) => b.append_value(n),
+            (Builder::Int32(b), Value::Int(n)) => {
+                b.append_value(i32::try_from(n).expect("the values of a 32-bit column fit 32 bits"))
+            }
+            (Builder::Text(b), Value::Text(text)) => b.append_value(text),
+            (_, value) => unreachable!("a value of the wrong type for its column: {value:?}"),
+        }
+    }
+
+    fn finish(&mut self) -> ArrayRef {
+        match self {
+            Builder::Int64(b) => Arc::new(b.finish()),
+            Builder::Int32(b) => Arc::new(b.finish()),
+            Builder::Text(b) => Arc::new(b.finish()),
+        }
+    }
+}
+
+/// Parquet rows.
+pub(super) struct ParquetRows<W: Write + Send> {
+    writer: ArrowWriter<KeepError<W>>,
+    /// The first I/O error of the output, kept by [`KeepError`].
+    error: ErrorSlot,
+    schema: SchemaRef,
+    builders: Vec<Builder>,
+    rows: usize,
+}
+
+impl<W: Write + Send> ParquetRows<W> {
+    pub(super) fn new(schema: &Schema, out: W) -> io::Result<ParquetRows<W>> {
+        let mut properties = WriterProperties::builder()
+            .set_compression(Compression::ZSTD(
+                ZstdLevel::try_new(ZSTD_LEVEL).expect("3 is a zstd level"),
+            ))
+            .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+            .set_data_page_size_limit(PAGE_BYTES)
+            .set_dictionary_page_size_limit(PAGE_BYTES);
+        // A value per game: a dictionary would only be built to be dropped.
+        for unique in [Column::Game, Column::Offset, Column::Length, Column::Line] {
+            properties =
+                properties.set_column_dictionary_enabled(ColumnPath::from(unique.name()), false);
+        }
+        let properties = properties.build();
+        let arrow = arrow_schema(schema);
+        let error = ErrorSlot::default();
+        let out = KeepError {
+            inner: out,
+            error: error.clone(),
+        };
+        let writer = ArrowWriter::try_new(out, Arc::clone(&arrow), Some(properties))
+            .map_err(|err| error.or(err))?;
+        Ok(ParquetRows {
+            writer,
+            error,
+            schema: arrow,
+            builders: schema.columns().map(|(_, t)| Builder::new(t)).collect(),
+            rows: 0,
+        })
+    }
+
+    /// Hands the rows gathered to the Parquet writer, which writes a row
+    /// group out whenever one fills.
+    fn flush_chunk(&mut self) -> io::Result<()> {
+        if self.rows == 0 {
+            return Ok(());
+        }
+        let columns: Vec<ArrayRef> = self.builders.iter_mut().map(Builder::finish).collect();
+        let batch = RecordBatch::try_new(Arc::clone(&self.schema), columns)
+            .expect("the arrays are built to the schema");
+        self.rows = 0;
+        self.writer.write(&batch).map_err(|err| self.error.or(err))
+    }
+}
+
+impl<W: Write + Send> RowWriter<W> for ParquetRows<W> {
+    fn write_row(&mut self, file: &str, row: &GameRow) -> io::Result<()> {
+        for (builder, value) in self.builders.iter_mut().zip(row.values(file)) {
+            builder.append(value);
+        }
+        self.rows += 1;
+        if self.rows == CHUNK_ROWS {
+            self.flush_chunk()?;
+        }
+        Ok(())
+    }
+
+    fn finish(mut self: Box<Self>) -> io::Result<W> {
+        self.flush_chunk()?;
+        let ParquetRows { writer, error, .. } = *self;
+        // Writes the last row group and the footer.
+        let mut out = writer.into_inner().map_err(|err| error.or(err))?;
+        out.flush()?;
+        Ok(out.inner)
+    }
+}
+
+/// Where [`KeepError`] keeps the first I/O error of the output: the
+/// Parquet writer turns an I/O error into its own, which loses its kind (a
+/// broken pipe, a full disk), and the original is what the command
+/// reports.
+#[derive(Clone, Default)]
+struct ErrorSlot(Arc<Mutex<Option<io::Error>>>);
+
+impl ErrorSlot {
+    /// The I/O error behind `err` if there was one, else `err`.
+    fn or(&self, err: ParquetError) -> io::Error {
+        self.lock().take().unwrap_or_else(|| io::Error::other(err))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<io::Error>> {
+        // A poisoned slot still holds an error or none.
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// The output, keeping its first error in an [`ErrorSlot`].
+struct KeepError<W> {
+    inner: W,
+    error: ErrorSlot,
+}
+
+impl<W> KeepError<W> {
+    fn keep(&self, err: io::Error) -> io::Error {
+        let copy = io::Error::new(err.kind(), err.to_string());
+        self.error.lock().get_or_insert(err);
+        copy
+    }
+}
+
+impl<W: Write> Write for KeepError<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.inner.write(buf).map_err(|err| self.keep(err))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush().map_err(|err| self.keep(err))
+    }
+}

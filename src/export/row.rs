@@ -1,0 +1,310 @@
+//! One game's row, read from its [`Reading`], its tags and its movetext:
+//! everything of a game that does not depend on where its batch lies in
+//! the input (that is [`RowOrder`](super::RowOrder)'s business).
+
+use std::borrow::Cow;
+
+use crate::game::{Kind, Known, Reading, Start, is_named, tag_value};
+use crate::movetext::mainline_plies;
+use crate::position::{BackRank, StartArray};
+use crate::split::{Batch, Game, LineCounter};
+use crate::stats::{parse_elo, parse_year};
+
+use super::columns::{COLUMNS, Column, Schema, Value};
+
+/// How many names [`Known`] has: the text of each is kept by its index.
+const KNOWN_TAGS: usize = 15;
+
+/// One game's row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameRow {
+    /// The game's 1-based index in its input.
+    pub game: u64,
+    /// Where the game starts in its input; within its batch until placed
+    /// by [`RowOrder`](super::RowOrder).
+    pub offset: u64,
+    /// The game's bytes; for a game read in pieces, the first piece's until
+    /// placed.
+    pub length: u64,
+    /// The game's first line; within its batch until placed.
+    pub line: u64,
+    /// What the game is.
+    pub kind: Kind,
+    /// The array both sides start from, for a `chess960` or `standard` game.
+    pub position: Option<Position>,
+    /// Each side's back rank's Scharnagl number, for any start array
+    /// (Double FRC included).
+    pub back_ranks: Option<(u16, u16)>,
+    /// The values of the known tags (the last of each name), by
+    /// [`Known`]'s index; only those with a column of their own are read.
+    texts: [Option<String>; KNOWN_TAGS],
+    /// The year of `Date`.
+    pub year: Option<i32>,
+    /// `WhiteElo`, when a rating.
+    pub white_elo: Option<i32>,
+    /// `BlackElo`, when a rating.
+    pub black_elo: Option<i32>,
+    /// Mainline moves; `None` for a game too long to hold, read in pieces.
+    pub plies: Option<u32>,
+    /// The last `Chess960Id` tag's value.
+    pub chess960_id: Option<String>,
+    /// The values of the tags named with `--tags`, in order.
+    pub extra: Vec<Option<String>>,
+}
+
+/// A tag's value as text: bytes that are not UTF-8 become U+FFFD.
+fn text(value: Cow<'_, [u8]>) -> String {
+    match value {
+        Cow::Borrowed(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+        Cow::Owned(bytes) => String::from_utf8(bytes)
+            .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned()),
+    }
+}
+
+impl GameRow {
+    /// Reads a game of a batch; `lines` counts the batch's lines (asked in
+    /// the order of its games).
+    pub fn read(batch: &Batch, game: &Game, schema: &Schema, lines: &LineCounter<'_>) -> GameRow {
+        let reading = Reading::of(batch, game);
+        let value = |known| {
+            reading
+                .headers
+                .get(known)
+                .map(|tag| tag_value(batch, &batch.tags[tag]))
+        };
+        let mut texts: [Option<String>; KNOWN_TAGS] = Default::default();
+        for column in COLUMNS {
+            if let Column::Tag(known) = column {
+                texts[known as usize] = value(known).map(text);
+            }
+        }
+        let chess960_id = reading
+            .headers
+            .ids()
+            .iter()
+            .rev()
+            .find(|id| !id.fritz9)
+            .map(|id| text(tag_value(batch, &batch.tags[id.tag])));
+        let position = reading.back_rank().map(Position::of);
+        GameRow {
+            game: game.index,
+            offset: game.range.start as u64,
+            length: game.range.len() as u64,
+            line: lines.line_of(batch.first_line_start(game)),
+            kind: reading.kind,
+            position,
+            back_ranks: back_ranks(&reading, position),
+            year: value(Known::Date).and_then(|date| parse_year(&date)),
+            white_elo: value(Known::WhiteElo).and_then(|elo| parse_elo(&elo)),
+            black_elo: value(Known::BlackElo).and_then(|elo| parse_elo(&elo)),
+            plies: plies(batch, game),
+            chess960_id,
+            extra: extra_tags(batch, game, schema),
+            texts,
+        }
+    }
+
+    /// The value of a known tag with a column of its own.
+    pub fn tag(&self, known: Known) -> Option<&str> {
+        self.texts[known as usize].as_deref()
+    }
+
+    /// The value of a fixed column, for a game of input `file`.
+    pub fn value<'a>(&'a self, column: Column, file: &'a str) -> Value<'a> {
+        let int = |n: Option<i64>| n.map_or(Value::Null, Value::Int);
+        let position = &self.position;
+        match column {
+            Column::File => Value::Text(Cow::Borrowed(file)),
+            Column::Game => Value::Int(self.game as i64),
+            Column::Offset => Value::Int(self.offset as i64),
+            Column::Length => Value::Int(self.length as i64),
+            Column::Line => Value::Int(self.line as i64),
+            Column::Kind => Value::Text(Cow::Borrowed(self.kind.name())),
+            Column::Scharnagl => int(position.map(|p| i64::from(p.scharnagl))),
+            Column::Fritz9 => int(position.map(|p| i64::from(p.fritz9))),
+            Column::Position => position
+                .as_ref()
+                .map_or(Value::Null, |p| Value::Text(Cow::Borrowed(p.arrangement()))),
+            Column::WhiteScharnagl => int(self.back_ranks.map(|(white, _)| i64::from(white))),
+            Column::BlackScharnagl => int(self.back_ranks.map(|(_, black)| i64::from(black))),
+            Column::Tag(known) => self
+                .tag(known)
+                .map_or(Value::Null, |text| Value::Text(text.into())),
+            Column::Year => int(self.year.map(i64::from)),
+            Column::WhiteElo => int(self.white_elo.map(i64::from)),
+            Column::BlackElo => int(self.black_elo.map(i64::from)),
+            Column::Plies => int(self.plies.map(i64::from)),
+            Column::Chess960Id => self
+                .chess960_id
+                .as_deref()
+                .map_or(Value::Null, |text| Value::Text(text.into())),
+        }
+    }
+
+    /// Every value of the row, in the order of [`Schema::columns`].
+    pub fn values<'a>(&'a self, file: &'a str) -> impl Iterator<Item = Value<'a>> {
+        COLUMNS
+            .into_iter()
+            .map(move |column| self.value(column, file))
+            .chain(self.extra.iter().map(|value| {
+                value
+                    .as_deref()
+                    .map_or(Value::Null, |text| Value::Text(text.into()))
+            }))
+    }
+}
+
+/// A start position's numbers and arrangement, worked out once, on the
+/// worker that reads the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Position {
+    /// The Scharnagl number, 0..=959.
+    pub scharnagl: u16,
+    /// The Fritz9 number, 1..=960.
+    pub fritz9: u16,
+    arrangement: [u8; 8],
+}
+
+impl Position {
+    /// The numbers and arrangement of `rank`.
+    pub fn of(rank: BackRank) -> Position {
+        let mut arrangement = [0; 8];
+        for (letter, role) in arrangement.iter_mut().zip(rank.roles()) {
+            *letter = role.upper_char() as u8;
+        }
+        Position {
+            scharnagl: rank.scharnagl(),
+            fritz9: rank.fritz9(),
+            arrangement,
+        }
+    }
+
+    /// The arrangement, as `id` and `tag` write it: `RNBQKBNR`.
+    pub fn arrangement(&self) -> &str {
+        std::str::from_utf8(&self.arrangement).expect("piece letters are ASCII")
+    }
+}
+
+/// Each side's back rank's number, where the game starts from a start
+/// array: the one both share for `chess960` and `standard`, both of a
+/// Double FRC.
+fn back_ranks(reading: &Reading, position: Option<Position>) -> Option<(u16, u16)> {
+    match (reading.kind, &reading.start) {
+        (Kind::Dfrc, Start::Array(StartArray::DoubleFrc { white, black })) => {
+            Some((white.scharnagl(), black.scharnagl()))
+        }
+        _ => position.map(|p| (p.scharnagl, p.scharnagl)),
+    }
+}
+
+/// The mainline's moves, from the end of the game's last tag pair;
+/// `None` for a game read in pieces, whose movetext is never whole.
+fn plies(batch: &Batch, game: &Game) -> Option<u32> {
+    if game.continued {
+        return None;
+    }
+    let (start, starts_line) = batch.movetext_start(game);
+    Some(mainline_plies(
+        &batch.data[start..game.range.end],
+        starts_line,
+    ))
+}
+
+/// The values of the `--tags` tags: the last of each name, in any case.
+fn extra_tags(batch: &Batch, game: &Game, schema: &Schema) -> Vec<Option<String>> {
+    let names = schema.extra_tags();
+    if names.is_empty() {
+        return Vec::new();
+    }
+    let mut values = vec![None; names.len()];
+    for tag in batch.tags_of(game) {
+        if let Some(i) = names.iter().position(|name| is_named(batch, tag, name)) {
+            values[i] = Some(text(tag_value(batch, tag)));
+        }
+    }
+    values
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::split::GameReader;
+
+    fn rows(pgn: &[u8], schema: &Schema) -> Vec<GameRow> {
+        let batch = GameReader::new(pgn).next_batch().unwrap().unwrap();
+        let lines = LineCounter::new(&batch.data);
+        batch
+            .games
+            .iter()
+            .map(|game| GameRow::read(&batch, game, schema, &lines))
+            .collect()
+    }
+
+    #[test]
+    fn known_has_as_many_names_as_rows_keep() {
+        assert_eq!(Known::SetUp as usize, KNOWN_TAGS - 1);
+    }
+
+    #[test]
+    fn a_chess960_game_and_a_double_frc_one() {
+        let pgn = b"[Event \"E\"]\n[Date \"2024.05.??\"]\n[WhiteElo \"2710\"]\n[BlackElo \"-\"]\n\
+[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1\"]\n[Chess960Id \"7\"]\n\n\
+1. e4 {a (comment} e5 (1... c5 2. c3) 2. Nf3 $1 Nc6 1-0\n\n\
+[Event \"D\"]\n[Date \"????.??.??\"]\n\
+[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\"]\n\n1. e4 *\n";
+        let rows = rows(pgn, &Schema::default());
+        let first = &rows[0];
+        assert_eq!(first.kind, Kind::Chess960);
+        assert_eq!(first.position.map(|p| p.scharnagl), Some(0));
+        assert_eq!(first.tag(Known::Event), Some("E"));
+        assert_eq!(
+            (first.year, first.white_elo, first.black_elo),
+            (Some(2024), Some(2710), None)
+        );
+        assert_eq!(first.plies, Some(4));
+        assert_eq!(first.chess960_id.as_deref(), Some("7"));
+        assert_eq!(first.line, 1);
+        let second = &rows[1];
+        assert_eq!(
+            (second.kind, second.position, second.year),
+            (Kind::Dfrc, None, None)
+        );
+        assert_eq!(second.back_ranks, Some((518, 0)));
+        assert_eq!(second.line, 10);
+        assert_eq!(second.game, 2);
+        assert_eq!(
+            second.offset as usize,
+            pgn.windows(11).position(|w| w == b"[Event \"D\"]").unwrap()
+        );
+        let values: Vec<Value<'_>> = second.values("f.pgn").collect();
+        assert_eq!(values.len(), 28);
+        assert_eq!(values[0], Value::Text("f.pgn".into()));
+        assert_eq!(values[5], Value::Text("dfrc".into()));
+        assert_eq!(values[6], Value::Null);
+        assert_eq!(values[9], Value::Int(518));
+        assert_eq!(values[10], Value::Int(0));
+    }
+
+    #[test]
+    fn extra_tags_take_the_last_value_of_their_name_in_any_case() {
+        let schema = Schema::new(vec!["Annotator".into(), "WhiteFideId".into()]).unwrap();
+        let pgn = "[annotator \"a\"]\n[ANNOTATOR \"b\\\"c\"]\n[Black \"Bl\u{e9}\"]\n\n*\n";
+        let rows = rows(pgn.as_bytes(), &schema);
+        assert_eq!(rows[0].extra, [Some("b\"c".to_string()), None]);
+        assert_eq!(rows[0].tag(Known::Black), Some("Bl\u{e9}"));
+        assert_eq!(rows[0].kind, Kind::Standard);
+        let position = rows[0].position.unwrap();
+        assert_eq!((position.scharnagl, position.fritz9), (518, 359));
+        assert_eq!(position.arrangement(), "RNBQKBNR");
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_become_replacement_characters() {
+        let rows = rows(
+            b"[White \"a\xffb\"]\n[Black \"\\\"\xe9\"]\n\n*\n",
+            &Schema::default(),
+        );
+        assert_eq!(rows[0].tag(Known::White), Some("a\u{fffd}b"));
+        assert_eq!(rows[0].tag(Known::Black), Some("\"\u{fffd}"));
+    }
+}
