@@ -4,10 +4,12 @@
 mod archive;
 mod completions;
 mod draw;
+mod filter;
 mod id;
 mod in_place;
 mod man;
 mod output;
+mod output_dir;
 mod pos;
 mod random;
 mod stats;
@@ -46,6 +48,7 @@ enum Command {
     Tag(tag::Args),
     Stats(stats::Args),
     Validate(validate::Args),
+    Filter(filter::Args),
     Completions(completions::Args),
     Man(man::Args),
 }
@@ -69,6 +72,7 @@ pub fn run() -> ExitCode {
         Command::Tag(args) => tag::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Validate(args) => validate::run(args),
+        Command::Filter(args) => filter::run(args),
         Command::Completions(args) => completions::run(args),
         Command::Man(args) => man::run(args),
     };
