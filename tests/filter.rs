@@ -851,3 +851,43 @@ fn unusable_arguments_are_one_line_and_exit_2() {
         assert!(!Path::new("x").exists() && !Path::new("x.pgn").exists());
     }
 }
+
+/// With fewer files allowed open than there are positions, the spools are
+/// closed and opened again as needed: the same files come out.
+#[test]
+fn a_split_needs_no_more_open_files_than_the_system_allows() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let file = big_file(dir.path());
+    let (roomy, tight) = (dir.path().join("roomy"), dir.path().join("tight"));
+    let split = |out: &Path, compress: &str| {
+        format!(
+            "exec {BIN} filter -q --split-by position --include-standard --compress {compress} --output-dir {} {}",
+            path(out),
+            path(&file)
+        )
+    };
+    let status = Command::new("sh")
+        .args(["-c", &split(&roomy, "gz")])
+        .status()
+        .expect("sh runs");
+    assert!(status.success());
+    // Standard streams, the input, a few more: far fewer than 50 positions.
+    let output = Command::new("sh")
+        .args(["-c", &format!("ulimit -n 24 && {}", split(&tight, "gz"))])
+        .output()
+        .expect("sh runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let (roomy, tight) = (files_in(&roomy), files_in(&tight));
+    assert!(roomy.len() > 50, "{} files", roomy.len());
+    assert_eq!(
+        roomy.keys().collect::<Vec<_>>(),
+        tight.keys().collect::<Vec<_>>()
+    );
+    for (name, bytes) in &roomy {
+        assert!(
+            decompress(name, bytes) == decompress(name, &tight[name]),
+            "{name} differs when files run short"
+        );
+    }
+}

@@ -302,7 +302,8 @@ enum Numbering {
 /// Generated criteria, as the command line gives them.
 #[derive(Clone, Debug)]
 struct Criteria {
-    /// Each position option with its lists (an option given twice adds).
+    /// Each position option given, with its lists (an option given twice
+    /// adds to its list; two options must both be met).
     positions: Vec<(Numbering, Vec<String>)>,
     include_standard: bool,
     kinds: Option<Vec<&'static str>>,
@@ -331,17 +332,25 @@ fn position_item(numbering: Numbering) -> impl Strategy<Value = String> {
     })
 }
 
-fn position_option() -> impl Strategy<Value = (Numbering, Vec<String>)> {
-    let numbering = prop_oneof![
-        2 => Just(Numbering::Scharnagl),
-        1 => Just(Numbering::Fritz9),
-        1 => Just(Numbering::Arrangement),
-    ];
-    numbering.prop_flat_map(|numbering| {
-        let list =
-            prop::collection::vec(position_item(numbering), 1..4).prop_map(|items| items.join(","));
-        (Just(numbering), prop::collection::vec(list, 1..3))
-    })
+/// One position option, perhaps given twice: its lists.
+fn position_option(numbering: Numbering) -> impl Strategy<Value = Vec<String>> {
+    let list =
+        prop::collection::vec(position_item(numbering), 1..4).prop_map(|items| items.join(","));
+    prop::collection::vec(list, 1..3)
+}
+
+/// Each of the three position options, or not.
+fn position_options() -> impl Strategy<Value = Vec<(Numbering, Vec<String>)>> {
+    let option = |numbering, weight| {
+        prop::option::weighted(weight, position_option(numbering))
+            .prop_map(move |lists| lists.map(|lists| (numbering, lists)))
+    };
+    (
+        option(Numbering::Scharnagl, 0.4),
+        option(Numbering::Fritz9, 0.2),
+        option(Numbering::Arrangement, 0.2),
+    )
+        .prop_map(|(a, b, c)| [a, b, c].into_iter().flatten().collect())
 }
 
 const KINDS: [&str; 5] = ["chess960", "standard", "dfrc", "other", "unreadable"];
@@ -357,7 +366,7 @@ const FINDINGS: [&str; 7] = [
 
 fn criteria() -> impl Strategy<Value = Criteria> {
     (
-        prop::collection::vec(position_option(), 0..3),
+        position_options(),
         any::<bool>(),
         prop::option::weighted(0.3, prop::sample::subsequence(KINDS.to_vec(), 1..4)),
         prop::option::weighted(

@@ -7,7 +7,8 @@
 //! whole tag lines; `;` comments and `%` escape lines hiding braces; random
 //! line endings per game; text between games; tag values with `\"` and
 //! `\\` and Latin-1 bytes; Chess960 starts in X-FEN and Shredder-FEN;
-//! existing id tags, right or wrong; tag-only games.
+//! existing id tags, right or wrong; tag-only games. Its tag values and
+//! movetext tokens serve `filter_properties` too.
 
 use std::io::{self, Read};
 

@@ -3,18 +3,18 @@
 //!
 //! Each file is written first to a hidden temporary file of its own in
 //! the folder (a spool, `.NAME.XXXXXX.pgn960-tmp`, through a small buffer),
-//! and becomes its file only when the run ends, through [`Outputs`]: so a
-//! run that fails half-way, or reads no input, leaves the folder's files
-//! as they were; and a compressed file is compressed from its spool, one
-//! at a time, since an encoder is far from small (xz's takes 94 MiB) and
-//! there may be 960 files.
+//! and becomes its file only once the input is read, through [`Outputs`]:
+//! so a run that an error stops while reading, or that reads no input,
+//! leaves the folder's files as they were; and a compressed file is
+//! compressed from its spool, one at a time, since an encoder is far from
+//! small (xz's takes 94 MiB) and there may be 960 files.
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 use pgn960::input::Compression;
 use tempfile::TempPath;
 
@@ -24,10 +24,6 @@ use super::output::Outputs;
 /// Bytes buffered per file before they go to its spool: 960 of them hold
 /// 15 MiB.
 const SPOOL_BUFFER: usize = 16 << 10;
-
-/// `EMFILE` and `ENFILE` (too many open files, for the process or the
-/// system), the same on Linux, macOS and the BSDs.
-const TOO_MANY_OPEN_FILES: [i32; 2] = [24, 23];
 
 /// One file of the folder, while the run goes on.
 struct Spool {
@@ -66,21 +62,29 @@ impl<K: Ord + Copy> OutputDir<K> {
         keys: impl IntoIterator<Item = K>,
         name: fn(&K) -> String,
     ) -> anyhow::Result<OutputDir<K>> {
-        let created = !dir.exists();
-        fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
         let output_dir = OutputDir {
             dir: dir.to_path_buf(),
             compression,
             name,
             spools: BTreeMap::new(),
-            created,
+            created: !dir.exists(),
         };
         for key in keys {
             outputs.refuse_input(&output_dir.path_of(&key))?;
         }
-        output_dir
-            .temporary("probe")
-            .map_err(|err| anyhow::anyhow!("{}: cannot write in it: {err}", dir.display()))?;
+        fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
+        let probe = dir.join(format!(".probe.{}{TEMP_SUFFIX}", std::process::id()));
+        let written = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&probe)
+            .and_then(|_| fs::remove_file(&probe));
+        if let Err(err) = written {
+            if output_dir.created {
+                let _ = fs::remove_dir(dir);
+            }
+            bail!("{}: cannot write in it: {err}", dir.display());
+        }
         Ok(output_dir)
     }
 
@@ -134,15 +138,14 @@ impl<K: Ord + Copy> OutputDir<K> {
             .write_all(bytes)
     }
 
-    /// Runs `open`; when the process or system has too many files open,
-    /// closes every spool's writer and runs it once more.
+    /// Runs `open`; when it fails while spools are open (the process may
+    /// have too many files open: 960 spools are more than some systems
+    /// allow), closes every spool's writer and runs it once more. The
+    /// error is not told by its code: `tempfile` hides it behind one that
+    /// names the file.
     fn retrying<T>(&mut self, open: impl Fn(&Self) -> io::Result<T>) -> io::Result<T> {
         match open(self) {
-            Err(err)
-                if err
-                    .raw_os_error()
-                    .is_some_and(|code| TOO_MANY_OPEN_FILES.contains(&code)) =>
-            {
+            Err(_) if self.spools.values().any(|spool| spool.out.is_some()) => {
                 for spool in self.spools.values_mut() {
                     if let Some(mut out) = spool.out.take() {
                         out.flush()?;
@@ -170,22 +173,27 @@ impl<K: Ord + Copy> OutputDir<K> {
             }
             return Ok(0);
         }
-        let spools = std::mem::take(&mut self.spools);
-        let written = spools.len();
-        for (key, spool) in spools {
+        // Every spool complete and closed before any file is written, which
+        // then takes two open files at a time.
+        let mut complete = Vec::with_capacity(self.spools.len());
+        for (key, spool) in std::mem::take(&mut self.spools) {
             let path = self.path_of(&key);
-            self.publish(outputs, spool, &path)
+            if let Some(mut out) = spool.out {
+                out.flush()
+                    .with_context(|| format!("writing {}", path.display()))?;
+            }
+            complete.push((path, spool.path));
+        }
+        for (path, spool) in &complete {
+            self.publish(outputs, spool, path)
                 .with_context(|| format!("writing {}", path.display()))?;
         }
-        Ok(written)
+        Ok(complete.len())
     }
 
     /// Writes the file `path` from its spool.
-    fn publish(&self, outputs: &Outputs, spool: Spool, path: &Path) -> anyhow::Result<()> {
-        if let Some(mut out) = spool.out {
-            out.flush()?;
-        }
-        let mut from = File::open(&spool.path)?;
+    fn publish(&self, outputs: &Outputs, spool: &Path, path: &Path) -> anyhow::Result<()> {
+        let mut from = File::open(spool)?;
         let mut to = outputs.create(path)?.into_writer()?;
         if self.compression == Compression::None {
             // File to file: the kernel copies (copy_file_range).
