@@ -3,7 +3,7 @@
 //!
 //! A game is read as every command reads it ([`Reading`]): its kind and
 //! its start position come from there, its ratings as `stats` reads them
-//! ([`parse_elo`]), and its findings from [`validate_batch`] itself, so
+//! ([`parse_elo`]), and its findings from `validate`'s own checks, so
 //! that `--finding` selects exactly the games `validate` reports. Only
 //! then is `validate`'s replay paid for; plain filtering reads tags only,
 //! as `tag` does.
@@ -23,7 +23,7 @@ use crate::BackRank;
 use crate::game::{Kind, KindCounts, Known, Reading, tag_value};
 use crate::split::Batch;
 use crate::stats::parse_elo;
-use crate::validate::{Code, ValidateOptions, validate_batch};
+use crate::validate::{Code, ValidateOptions, validate_each};
 
 /// What selects a game: every criterion given must be met (a list is met
 /// by any of its items). With none, every game is selected.
@@ -123,48 +123,26 @@ pub struct Verdict {
 /// # Ok::<_, Box<dyn std::error::Error>>(())
 /// ```
 pub fn select_batch(batch: &Batch, filter: &Filter) -> Vec<Verdict> {
-    let flagged = match &filter.findings {
-        Some(codes) => flagged_games(batch, codes),
-        None => Vec::new(),
+    let verdict = |reading: &Reading, flagged| Verdict {
+        selected: filter.meets(batch, reading, flagged) != filter.invert,
+        kind: reading.kind,
+        position: reading.id(filter.include_standard),
     };
-    batch
-        .games
-        .iter()
-        .enumerate()
-        .map(|(i, game)| {
-            let reading = Reading::of(batch, game);
-            let flagged = flagged.get(i).copied().unwrap_or(false);
-            Verdict {
-                selected: filter.meets(batch, &reading, flagged) != filter.invert,
-                kind: reading.kind,
-                position: reading.id(filter.include_standard),
-            }
-        })
-        .collect()
-}
-
-/// For each game of the batch, whether `validate` (with its defaults: the
-/// moves replayed) reports a finding with one of `codes`.
-fn flagged_games(batch: &Batch, codes: &[Code]) -> Vec<bool> {
-    let findings = validate_batch(batch, ValidateOptions::default()).findings;
-    let mut flagged = vec![false; batch.games.len()];
-    // Findings come in game order, and games in index order.
-    let mut games = batch.games.iter().enumerate().peekable();
-    for finding in findings.iter().filter(|f| codes.contains(&f.code)) {
-        while let Some((i, game)) = games.peek() {
-            match game.index.cmp(&finding.game) {
-                std::cmp::Ordering::Less => {
-                    games.next();
-                }
-                std::cmp::Ordering::Equal => {
-                    flagged[*i] = true;
-                    break;
-                }
-                std::cmp::Ordering::Greater => break,
-            }
-        }
-    }
-    flagged
+    let Some(codes) = &filter.findings else {
+        return batch
+            .games
+            .iter()
+            .map(|game| verdict(&Reading::of(batch, game), false))
+            .collect();
+    };
+    // `validate`'s own checks (with its defaults: the moves replayed),
+    // whose reading of each game serves the other criteria too.
+    let mut verdicts = Vec::with_capacity(batch.games.len());
+    validate_each(batch, ValidateOptions::default(), |_, reading, findings| {
+        let flagged = findings.iter().any(|finding| codes.contains(&finding.code));
+        verdicts.push(verdict(reading, flagged));
+    });
+    verdicts
 }
 
 /// What a run read and selected; adds up across batches and inputs.
