@@ -43,7 +43,8 @@ use support::{dataset, measure};
 /// Both are shell commands with placeholders: `{pgn}` and `{zst}` are the
 /// benchmark archive plain and zstd-compressed, `{pgn960}` is the binary
 /// under test, `{examples}` the folder of this crate's examples built in
-/// release mode (the baseline programs in `examples/`).
+/// release mode (the baseline programs in `examples/`), `{scratch}` a
+/// folder for the files a command writes.
 struct Case {
     name: &'static str,
     baseline: &'static str,
@@ -83,7 +84,10 @@ const PYTHON_CHESS: &str = "python3 {support}/read_games.py {small}";
 /// and `validate` are measured against single-threaded pgn-reader passes
 /// doing the least work their output needs; `--threads 1` shows what the
 /// second core buys. `games` is measured against `stats`, which reads the
-/// same tags but no movetext and writes one row per position, not per game. The pgn-extract and python-chess rows only inform:
+/// same tags but no movetext and writes one row per position, not per game.
+/// `filter` must keep up with `tag` (it reads what `tag` reads), and with
+/// `--finding` with `validate` (whose replay it runs). The pgn-extract and
+/// python-chess rows only inform:
 /// they run on the small archive, and the ratio is what the README quotes.
 #[rustfmt::skip]
 const CASES: &[Case] = &[
@@ -95,6 +99,9 @@ const CASES: &[Case] = &[
     case("stats-threads-1", READER_TAGS, "{pgn960} stats -q --threads 1 {pgn} -o /dev/null", None),
     case("validate", READER_REPLAY, "{pgn960} validate -q {pgn} --report /dev/null", Some(0.60)),
     case("validate-no-moves", "{pgn960} stats -q {pgn} -o /dev/null", "{pgn960} validate -q --no-moves {pgn} --report /dev/null", Some(1.05)),
+    case("filter", "{pgn960} tag -q {pgn} -o /dev/null", "{pgn960} filter -q --kind chess960 {pgn} -o /dev/null", Some(1.0)),
+    case("filter-finding", "{pgn960} validate -q {pgn} --report /dev/null", "{pgn960} filter -q --finding error {pgn} -o /dev/null", Some(1.0)),
+    case("filter-split", "{pgn960} tag -q {pgn} -o /dev/null", "{pgn960} filter -q --split-by position --output-dir {scratch}/split {pgn}", None),
     case("validate-pgn-extract", PGN_EXTRACT, "{pgn960} validate -q {small} --report /dev/null", None),
     case("validate-python-chess", PYTHON_CHESS, "{pgn960} validate -q {small} --report /dev/null", None),
     case("games-parquet", "{pgn960} stats -q {pgn} -o /dev/null", "{pgn960} games -q {pgn} --format parquet -o /dev/null", Some(1.5)),
@@ -128,6 +135,8 @@ const MEMORY_CASES: &[MemoryCase] = &[
     memory("stats", "{pgn960} stats -q {pgn} -o /dev/null", Some(32.0)),
     memory("validate", "{pgn960} validate -q {pgn} --report /dev/null", Some(32.0)),
     memory("games-parquet", "{pgn960} games -q {pgn} --format parquet -o /dev/null", Some(64.0)),
+    memory("filter", "{pgn960} filter -q --kind chess960 {pgn} -o /dev/null", Some(64.0)),
+    memory("filter-split", "{pgn960} filter -q --split-by position --output-dir {scratch}/split {pgn}", Some(64.0)),
 ];
 
 /// Command-line options after cargo's `--`.
@@ -171,6 +180,7 @@ struct Paths {
     pgn960: PathBuf,
     examples: PathBuf,
     dataset: dataset::Dataset,
+    scratch: PathBuf,
 }
 
 impl Paths {
@@ -214,6 +224,7 @@ impl Paths {
             .replace("{pgn}", &show(&self.dataset.pgn))
             .replace("{zst}", &show(&self.dataset.zst))
             .replace("{small}", &show(&self.dataset.small))
+            .replace("{scratch}", &show(&self.scratch))
             .replace(
                 "{support}",
                 &show(&Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/support")),
@@ -268,10 +279,13 @@ fn run() -> Result<(), String> {
         "benchmark archive ready in {:.1} s",
         started.elapsed().as_secs_f64()
     );
+    let scratch = target_dir.join("bench-scratch");
+    fs::create_dir_all(&scratch).map_err(|err| format!("{}: {err}", scratch.display()))?;
     let paths = Paths {
         pgn960,
         examples: profile_dir.join("examples"),
         dataset,
+        scratch,
     };
 
     let mut report = Report::new(&paths);

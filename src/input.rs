@@ -51,6 +51,19 @@ impl Compression {
         }
     }
 
+    /// The file-name extension of the format, without its dot: `gz`,
+    /// `zst`, `bz2`, `xz`; empty for plain bytes. For naming outputs:
+    /// inputs are recognised by their bytes, never by their names.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Compression::None => "",
+            Compression::Gzip => "gz",
+            Compression::Zstd => "zst",
+            Compression::Bzip2 => "bz2",
+            Compression::Xz => "xz",
+        }
+    }
+
     /// Wraps `writer` so that what is written to it comes out in this format.
     ///
     /// # Errors

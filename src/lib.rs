@@ -9,7 +9,8 @@
 //! - The archive engine: [`input`] opens plain or compressed streams,
 //!   [`split`] cuts them byte-exactly into games, [`game`] reads each
 //!   game's start from its tags, [`pipeline`] runs per-game work in parallel
-//!   with ordered results, and [`tag`] turns the answers into byte edits.
+//!   with ordered results, [`tag`] turns the answers into byte edits, and
+//!   [`filter`] chooses games, writing each one's bytes unchanged.
 //!
 //! ```
 //! use pgn960::pipeline::{run, PipelineConfig};
@@ -38,6 +39,7 @@ macro_rules! add_fields {
 
 pub mod draw;
 pub mod export;
+pub mod filter;
 pub mod game;
 pub mod input;
 pub mod movetext;

@@ -4,8 +4,9 @@
 //! - Damaged archives: every real sample of `testdata/real/` (and every
 //!   file of the corpus, when it is there), truncated, with
 //!   bytes deleted, inserted, duplicated or flipped, goes through `tag`,
-//!   `stats` and `validate` (in-process, and a handful through the binary)
-//!   under a time limit, and `tag` stays byte-exact. Compressed files with
+//!   `stats`, `validate` and `filter` (in-process, and a handful through
+//!   the binary) under a time limit, and `tag` and `filter` stay
+//!   byte-exact. Compressed files with
 //!   damaged compressed bytes end in a one-line error or a clean run.
 //! - `tag --in-place` killed at random moments leaves the original or the
 //!   finished file, never a mix; leftover temporaries are recognisable and
@@ -31,6 +32,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use pgn960::export::{RowOrder, Schema, batch_rows};
+use pgn960::filter::{Filter, Router, select_batch, write_runs};
+use pgn960::game::Kind;
 use pgn960::input::{self, MmapChoice, Source};
 use pgn960::pipeline::{self, PipelineConfig, PipelineError};
 use pgn960::split::{Batch, GameReader};
@@ -838,9 +841,78 @@ fn tag_in_pieces(
     Ok(out)
 }
 
+/// `filter --kind chess960` through the pipeline, as the binary does.
+fn filter_pipelined(input: &[u8], config: PipelineConfig) -> Result<Vec<u8>, String> {
+    let filter = Filter {
+        kinds: Some(vec![Kind::Chess960]),
+        ..Filter::default()
+    };
+    let mut router = Router::new();
+    let mut out = Vec::new();
+    pipeline::run(
+        input,
+        config,
+        |batch| select_batch(batch, &filter),
+        |batch, verdicts| {
+            let runs = router.runs(batch, |i| verdicts[i].selected.then_some(()));
+            write_runs(&batch.data, &runs, &mut out)
+        },
+    )
+    .map_err(|err| format!("filter through the pipeline failed: {err:?}"))?;
+    Ok(out)
+}
+
+/// `filter --kind chess960` with a bare reader, small batches and games in
+/// 64 KiB pieces, every game sent to one of two outputs: the selected
+/// games, and every game (either output) in the order its bytes went out.
+fn filter_in_pieces(input: &[u8], batch_bytes: usize) -> Result<(Vec<u8>, Vec<u8>), String> {
+    let filter = Filter {
+        kinds: Some(vec![Kind::Chess960]),
+        ..Filter::default()
+    };
+    let mut reader = GameReader::new(input)
+        .batch_bytes(batch_bytes)
+        .max_game_bytes(64 << 10);
+    let mut router = Router::new();
+    let (mut selected, mut all) = (Vec::new(), Vec::new());
+    while let Some(batch) = reader
+        .next_batch()
+        .map_err(|err| format!("reading from memory failed: {err}"))?
+    {
+        let verdicts = select_batch(&batch, &filter);
+        let runs = router.runs(&batch, |i| Some(verdicts[i].selected));
+        for run in &runs {
+            let bytes = &batch.data[run.range.clone()];
+            if run.place {
+                selected.extend_from_slice(bytes);
+            }
+            all.extend_from_slice(bytes);
+        }
+    }
+    Ok((selected, all))
+}
+
+/// `filter` loses no byte and does not depend on batching.
+fn check_filter(input: &[u8], config: PipelineConfig, rng: &mut Rng) -> Result<(), String> {
+    let chosen = filter_pipelined(input, config)?;
+    let (pieces_chosen, all) = filter_in_pieces(input, 1 + rng.below(8 << 10))?;
+    // Only an input without a game (white space alone) goes nowhere.
+    if all != input && !(all.is_empty() && input.trim_ascii().is_empty()) {
+        let diff = bytes_diff(&all, input).unwrap_or_default();
+        return Err(format!("filter's two outputs are not the input: {diff}"));
+    }
+    if let Some(diff) = bytes_diff(&pieces_chosen, &chosen) {
+        return Err(format!(
+            "filter depends on the batch size and game pieces: {diff}"
+        ));
+    }
+    Ok(())
+}
+
 /// Every check on one damaged input: no panic (the worker reports those),
-/// `tag` byte-exact, idempotent and independent of batching; `stats` and
-/// `validate` finish and agree with `tag` on the number of games.
+/// `tag` byte-exact, idempotent and independent of batching; `filter`
+/// byte-exact and independent of batching; `stats` and `validate` finish
+/// and agree with `tag` on the number of games.
 fn check_damaged(input: &[u8], seed: u64) -> Result<(), String> {
     let mut rng = Rng::new(seed);
     let config = PipelineConfig {
@@ -889,6 +961,7 @@ fn check_damaged(input: &[u8], seed: u64) -> Result<(), String> {
             counts.kinds.total()
         ));
     }
+    check_filter(input, config, &mut rng)?;
 
     let mut summary = StatsSummary::default();
     let parts = pipelined(input, config, |batch| {
@@ -971,7 +1044,7 @@ fn check_games(input: &[u8], config: PipelineConfig, games: u64) -> Result<(), S
 }
 
 /// Every real sample, damaged in every listed way, through `tag`, `stats`,
-/// `validate` and `games` in-process, each input under a time limit.
+/// `validate`, `games` and `filter` in-process, each input under a time limit.
 #[test]
 fn damaged_samples_never_panic_hang_or_change_a_byte() {
     sweep_damaged(Suite::SweepSamples);
@@ -1121,11 +1194,11 @@ fn damaged_compressed_archives_end_cleanly() {
     // The same files through the binary: exit 0, or exit 2 with one line.
     for (what, path) in jobs {
         let path = path.to_str().expect("a UTF-8 temporary path");
-        for command in ["tag", "stats", "validate", "games"] {
+        for command in ["tag", "stats", "validate", "games", "filter"] {
             let run = run_limited(&[command, "-q", path], b"", MUTANT_LIMIT);
             match (command, run.code()) {
                 (_, 2) => assert_one_error_line(&run.stderr, &[path], &what),
-                ("tag" | "stats" | "games", 0) | ("validate", 0 | 1) => assert!(
+                ("tag" | "stats" | "games" | "filter", 0) | ("validate", 0 | 1) => assert!(
                     run.stderr.is_empty(),
                     "{what}: {command}: stderr:\n{}",
                     run.stderr
@@ -1308,7 +1381,7 @@ fn damaged_archives_through_the_binary() {
                 .display()
                 .to_string()
         };
-        for command in ["tag", "stats", "validate", "games"] {
+        for command in ["tag", "stats", "validate", "games", "filter"] {
             let run = run_limited(&[command, path_str], b"", MUTANT_LIMIT);
             let expected: &[i32] = if command == "validate" { &[0, 1] } else { &[0] };
             assert!(
@@ -1322,6 +1395,14 @@ fn damaged_archives_through_the_binary() {
                 assert!(
                     bytes_diff(&strip_id_lines(&run.stdout), &strip_id_lines(data)).is_none(),
                     "{what}: tag is not byte-exact (input saved as {})",
+                    save()
+                );
+            }
+            if command == "filter" {
+                // No criterion: every game, so every byte.
+                assert!(
+                    bytes_diff(&run.stdout, data).is_none(),
+                    "{what}: filter lost or changed bytes (input saved as {})",
                     save()
                 );
             }
@@ -1661,7 +1742,7 @@ fn missing_file_and_directory_are_one_line_and_exit_2() {
     let missing = dir.path().join("no-such-archive.pgn");
     let missing = missing.to_str().expect("UTF-8");
     let dir_str = dir.path().to_str().expect("UTF-8");
-    for command in ["tag", "stats", "validate", "games"] {
+    for command in ["tag", "stats", "validate", "games", "filter"] {
         let run = pgn960(&[command, "-q", missing], None);
         assert_eq!(run.code, 2, "{command} on a missing file");
         assert_one_error_line(&run.stderr, &[missing, "No such file"], command);
@@ -1734,7 +1815,7 @@ fn permission_denied_is_one_line_and_exit_2() {
     fs::set_permissions(&readable, fs::Permissions::from_mode(0o644)).expect("chmod");
 
     let locked_str = locked.to_str().expect("UTF-8");
-    for command in ["tag", "stats", "validate"] {
+    for command in ["tag", "stats", "validate", "filter"] {
         let Some(run) = as_user(&[command, "-q", locked_str]) else {
             return;
         };
@@ -1757,6 +1838,31 @@ fn permission_denied_is_one_line_and_exit_2() {
     assert_eq!(run.code(), 2, "{}", run.stderr);
     assert_one_error_line(&run.stderr, &[out_str, "Permission denied"], "tag -o");
     assert!(!out.exists());
+
+    // filter --split-by into a folder that cannot be written to, or made.
+    let read_only_str = read_only_dir.to_str().expect("UTF-8");
+    let below = read_only_dir.join("split");
+    for dir in [read_only_str, below.to_str().expect("UTF-8")] {
+        let args = [
+            "filter",
+            "-q",
+            readable_str,
+            "--split-by",
+            "kind",
+            "--output-dir",
+            dir,
+        ];
+        let Some(run) = as_user(&args) else {
+            return;
+        };
+        assert_eq!(run.code(), 2, "{}", run.stderr);
+        assert_one_error_line(
+            &run.stderr,
+            &[dir, "Permission denied"],
+            "filter --output-dir",
+        );
+    }
+    assert_eq!(fs::read_dir(&read_only_dir).expect("lists").count(), 1);
 
     // --in-place in a directory that cannot be written to: the original is
     // intact, and nothing is left behind.
@@ -1803,11 +1909,11 @@ fn files_that_are_not_pgn_are_refused_with_their_kind() {
         (BIN, "not PGN: an executable"),
     ];
     for (path, message) in cases {
-        for command in ["tag", "stats", "validate"] {
+        for command in ["tag", "stats", "validate", "filter"] {
             let run = pgn960(&[command, "-q", path], None);
             assert_eq!(run.code, 2, "{command} {path}");
             assert_one_error_line(&run.stderr, &[path, message], command);
-            if command == "tag" {
+            if command == "tag" || command == "filter" {
                 assert!(run.stdout.is_empty(), "nothing of a binary is written");
             }
         }
@@ -1836,8 +1942,17 @@ fn full_disk_is_an_error_and_the_input_is_intact() {
     let original = big_plain_archive(4 << 20);
     fs::write(&file, &original).expect("writable");
     let file_str = file.to_str().expect("UTF-8");
-    let cases: [&[&str]; 4] = [
+    let cases: [&[&str]; 5] = [
         &["tag", "-q", file_str, "-o", "/dev/full"],
+        &[
+            "filter",
+            "-q",
+            "--kind",
+            "chess960",
+            file_str,
+            "-o",
+            "/dev/full",
+        ],
         &["tag", "-q", "-o", "/dev/full", "-"],
         &[
             "stats",
@@ -1926,6 +2041,7 @@ fn broken_pipe_is_a_quiet_exit_0() {
     let big_str = big.to_str().expect("UTF-8");
     assert_quiet_on_broken_pipe(&["tag", big_str]);
     assert_quiet_on_broken_pipe(&["tag", "--fritz9", big_str, big_str]);
+    assert_quiet_on_broken_pipe(&["filter", "--position", "0-959", big_str]);
 
     // Many findings, so that the report outgrows the pipe.
     let planted = b"[Variant \"FRC\"]\n[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1\"]\n[Chess960Id \"5\"]\n\n1. e4 e5 2. Qxh7 *\n\n";
@@ -2050,6 +2166,14 @@ fn one_unreadable_file_among_many() {
             run.stdout == good.stdout,
             "validate a {bad} b reports on a and b"
         );
+
+        let run = pgn960(&["filter", "-q", a, bad, b], None);
+        assert_eq!(run.code, 2, "filter a {bad} b");
+        assert_one_error_line(&run.stderr, &[bad], "filter");
+        assert!(
+            run.stdout == [&a_bytes[..], &b_bytes].concat(),
+            "filter a {bad} b: a and b in full"
+        );
     }
 
     // A compressed file cut short: its games up to the cut may come out,
@@ -2059,7 +2183,7 @@ fn one_unreadable_file_among_many() {
     assert_one_error_line(&run.stderr, &[truncated], "tag with a truncated .zst");
     assert!(run.stdout.starts_with(&tagged(&a_bytes)));
     assert!(run.stdout.ends_with(&tagged(&b_bytes)));
-    for command in ["stats", "validate"] {
+    for command in ["stats", "validate", "filter"] {
         let run = pgn960(&[command, "-q", a, truncated, b], None);
         assert_eq!(run.code, 2, "{command} with a truncated .zst");
         assert_one_error_line(&run.stderr, &[truncated], command);

@@ -81,6 +81,7 @@ fn no_output_option_of_any_command_writes_over_an_input() {
         vec!["stats", "--merge", a, b, "-o", a],
         vec!["stats", "--merge", a, b, "--plot", b],
         vec!["validate", s, "--report", s],
+        vec!["filter", s, "-o", s],
     ];
     for args in &cases {
         assert_refused(d, args, None);
@@ -104,6 +105,7 @@ fn an_output_that_is_an_input_under_another_name_is_refused() {
             None,
         );
         assert_refused(d, &["stats", path(&pgn), "--plot", other], None);
+        assert_refused(d, &["filter", path(&pgn), "-o", other], None);
     }
 }
 
@@ -116,6 +118,7 @@ fn an_output_that_is_standard_input_is_refused() {
         vec!["validate", "--report", path(&pgn)],
         vec!["tag", "-o", path(&pgn)],
         vec!["games", "--format", "parquet", "-o", path(&pgn)],
+        vec!["filter", "-o", path(&pgn)],
     ] {
         let before = contents(dir.path());
         let output = Command::new(BIN)
@@ -139,11 +142,20 @@ fn an_output_that_is_standard_input_is_refused() {
 #[test]
 fn an_output_that_cannot_be_created_is_an_error_before_any_input_is_read() {
     for args in [
-        ["tag", "-o", "/nonexistent/x.pgn"],
-        ["stats", "-o", "/nonexistent/x.csv"],
-        ["stats", "--plot", "/nonexistent/p.svg"],
-        ["validate", "--report", "/nonexistent/r.csv"],
-        ["games", "-o", "/nonexistent/g.parquet"],
+        &["tag", "-o", "/nonexistent/x.pgn"][..],
+        &["stats", "-o", "/nonexistent/x.csv"],
+        &["stats", "--plot", "/nonexistent/p.svg"],
+        &["validate", "--report", "/nonexistent/r.csv"],
+        &["games", "-o", "/nonexistent/g.parquet"],
+        &["filter", "-o", "/nonexistent/x.pgn.zst"],
+        // A folder cannot be made inside a file.
+        &[
+            "filter",
+            "--split-by",
+            "kind",
+            "--output-dir",
+            "/dev/null/split",
+        ],
     ] {
         let mut child = Command::new(BIN)
             .args(args)
@@ -176,7 +188,8 @@ fn an_output_that_cannot_be_created_is_an_error_before_any_input_is_read() {
         std::io::Read::read_to_string(&mut child.stderr.take().expect("piped"), &mut stderr)
             .expect("readable");
         assert_eq!(status.code(), Some(2), "{args:?}: {stderr}");
-        assert!(stderr.starts_with("pgn960: /nonexistent/"), "{stderr}");
+        let output = args[args.len() - 1];
+        assert!(stderr.starts_with(&format!("pgn960: {output}")), "{stderr}");
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
     }
 }
@@ -201,6 +214,8 @@ fn a_run_that_reads_nothing_writes_nothing() {
         vec!["games", &missing, "-o", path(&kept)],
         vec!["games", &missing, "--format", "csv", "-o", path(&kept)],
         vec!["games", &missing, "-o", path(&new)],
+        vec!["filter", &missing, "-o", path(&kept)],
+        vec!["filter", &missing, "-o", path(&new)],
         vec!["stats", &missing, "-o", path(&new), "--plot", path(&new)],
     ] {
         let run = pgn960(&args, None);

@@ -184,3 +184,60 @@ fn every_games_column_is_in_the_readme_table() {
         );
     }
 }
+
+/// The examples of `filter` whose output the README shows, run in a
+/// scratch folder (with `testdata` in it) one after another, as a reader
+/// would: `pgn960 ...` must print what is shown, `ls DIR` list the files.
+#[test]
+fn filter_examples_are_what_the_binary_prints() {
+    let readme = readme();
+    let start = readme
+        .find("### `pgn960 filter")
+        .expect("a section for filter");
+    let end = readme[start + 4..]
+        .find("\n### ")
+        .map_or(readme.len(), |end| start + 4 + end);
+    let section = &readme[start..end];
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    std::os::unix::fs::symlink(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata"),
+        dir.path().join("testdata"),
+    )
+    .expect("a symbolic link");
+    let mut checked = 0;
+    for block in section.split("```console\n").skip(1) {
+        let block = &block[..block.find("```").expect("the block ends")];
+        for example in block.split("$ ").filter(|example| !example.is_empty()) {
+            let (command, expected) = example.split_once('\n').expect("a command line");
+            let words: Vec<&str> = command.split_whitespace().collect();
+            if let ["ls", folder] = words[..] {
+                let mut names: Vec<String> = std::fs::read_dir(dir.path().join(folder))
+                    .expect("the folder was written")
+                    .map(|entry| {
+                        entry
+                            .expect("an entry")
+                            .file_name()
+                            .to_string_lossy()
+                            .into_owned()
+                    })
+                    .collect();
+                names.sort();
+                let shown: Vec<&str> = expected.split_whitespace().collect();
+                assert_eq!(names, shown, "README example `{command}`");
+            } else {
+                let args = words.strip_prefix(&["pgn960"]).expect("a pgn960 command");
+                let output = Command::cargo_bin("pgn960")
+                    .expect("the binary is built")
+                    .args(args)
+                    .current_dir(dir.path())
+                    .output()
+                    .expect("the binary runs");
+                let printed = String::from_utf8_lossy(&output.stdout).into_owned()
+                    + &String::from_utf8_lossy(&output.stderr);
+                assert_eq!(printed, expected, "README example `{command}`");
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 7, "the README's filter examples");
+}

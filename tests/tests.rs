@@ -3,6 +3,8 @@
 mod cli_position;
 mod common;
 mod draw;
+mod filter;
+mod filter_properties;
 mod fuzz_regressions;
 mod games;
 mod hardening;

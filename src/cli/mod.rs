@@ -4,11 +4,13 @@
 mod archive;
 mod completions;
 mod draw;
+mod filter;
 mod games;
 mod id;
 mod in_place;
 mod man;
 mod output;
+mod output_dir;
 mod pos;
 mod random;
 mod stats;
@@ -48,6 +50,7 @@ enum Command {
     Stats(stats::Args),
     Validate(validate::Args),
     Games(games::Args),
+    Filter(filter::Args),
     Completions(completions::Args),
     Man(man::Args),
 }
@@ -72,6 +75,7 @@ pub fn run() -> ExitCode {
         Command::Stats(args) => stats::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Games(args) => games::run(args),
+        Command::Filter(args) => filter::run(args),
         Command::Completions(args) => completions::run(args),
         Command::Man(args) => man::run(args),
     };

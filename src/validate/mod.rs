@@ -92,13 +92,28 @@ pub struct Validation {
 /// # Ok::<_, std::io::Error>(())
 /// ```
 pub fn validate_batch(batch: &Batch, options: ValidateOptions) -> Validation {
+    let mut validation = Validation::default();
+    validate_each(batch, options, |_, reading, findings| {
+        validation.kinds.add(reading.kind);
+        validation.findings.append(findings);
+    });
+    validation
+}
+
+/// Checks every game of a batch as [`validate_batch`] does, and hands each
+/// game, in order, to `each` with its reading and its findings (by line;
+/// `each` may take them): for a caller that needs the reading too, such as
+/// `filter --finding`, which then reads each game once.
+pub fn validate_each(
+    batch: &Batch,
+    options: ValidateOptions,
+    mut each: impl FnMut(&Game, &Reading, &mut Vec<Finding>),
+) {
     let mut findings = Vec::new();
-    let mut kinds = KindCounts::default();
     let lines = LineCounter::new(&batch.data);
     for game in &batch.games {
         let reading = Reading::of(batch, game);
-        kinds.add(reading.kind);
-        let start = findings.len();
+        findings.clear();
         GameCheck {
             batch,
             game,
@@ -108,9 +123,9 @@ pub fn validate_batch(batch: &Batch, options: ValidateOptions) -> Validation {
             first_line: Cell::new(None),
         }
         .run(options);
-        findings[start..].sort_by_key(|f| (f.line, f.code));
+        findings.sort_by_key(|f| (f.line, f.code));
+        each(game, &reading, &mut findings);
     }
-    Validation { findings, kinds }
 }
 
 /// The checks of one game, and where their findings go.
