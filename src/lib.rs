@@ -37,6 +37,7 @@ macro_rules! add_fields {
 }
 
 pub mod draw;
+pub mod fix;
 pub mod game;
 pub mod input;
 pub mod movetext;

@@ -3,6 +3,8 @@
 mod cli_position;
 mod common;
 mod draw;
+mod fix;
+mod fix_properties;
 mod fuzz_regressions;
 mod hardening;
 mod meaning;

@@ -4,6 +4,7 @@
 mod archive;
 mod completions;
 mod draw;
+mod fix;
 mod id;
 mod in_place;
 mod man;
@@ -44,6 +45,7 @@ enum Command {
     Random(random::Args),
     Draw(draw::Args),
     Tag(tag::Args),
+    Fix(fix::Args),
     Stats(stats::Args),
     Validate(validate::Args),
     Completions(completions::Args),
@@ -67,6 +69,7 @@ pub fn run() -> ExitCode {
         Command::Random(args) => random::run(args),
         Command::Draw(args) => draw::run(args),
         Command::Tag(args) => tag::run(args),
+        Command::Fix(args) => fix::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Completions(args) => completions::run(args),

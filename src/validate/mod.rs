@@ -27,6 +27,7 @@ mod replay;
 mod start;
 
 pub use codes::{Code, Severity};
+pub use replay::replays_legally;
 
 use std::cell::Cell;
 
@@ -98,19 +99,35 @@ pub fn validate_batch(batch: &Batch, options: ValidateOptions) -> Validation {
     for game in &batch.games {
         let reading = Reading::of(batch, game);
         kinds.add(reading.kind);
-        let start = findings.len();
-        GameCheck {
-            batch,
-            game,
-            reading: &reading,
-            findings: &mut findings,
-            lines: &lines,
-            first_line: Cell::new(None),
-        }
-        .run(options);
-        findings[start..].sort_by_key(|f| (f.line, f.code));
+        check_game(batch, game, &reading, options, &lines, &mut findings);
     }
     Validation { findings, kinds }
+}
+
+/// Checks one game of a batch, read as `reading`, adding its findings to
+/// `findings` by line (findings on one line in the order of
+/// [`Code::ALL`]). Lines are counted by `lines`, over the batch's bytes,
+/// as in [`validate_batch`]; a caller that has read the game already (as
+/// `fix` has) checks it without reading it again.
+pub fn check_game(
+    batch: &Batch,
+    game: &Game,
+    reading: &Reading,
+    options: ValidateOptions,
+    lines: &LineCounter<'_>,
+    findings: &mut Vec<Finding>,
+) {
+    let start = findings.len();
+    GameCheck {
+        batch,
+        game,
+        reading,
+        findings,
+        lines,
+        first_line: Cell::new(None),
+    }
+    .run(options);
+    findings[start..].sort_by_key(|f| (f.line, f.code));
 }
 
 /// The checks of one game, and where their findings go.
