@@ -76,8 +76,10 @@ const PYTHON_CHESS: &str = "python3 {support}/read_games.py {small}";
 
 /// The speed cases, one line each; the targets are the issues'. `stats`
 /// and `validate` are measured against single-threaded pgn-reader passes
-/// doing the least work their output needs; `--threads 1` shows what the
-/// second core buys. The pgn-extract and python-chess rows only inform:
+/// doing the least work their output needs, `fix` against `tag` (it reads
+/// every game as `tag` does, checks its tags as `validate --no-moves`
+/// does, and replays moves only where a repair depends on them);
+/// `--threads 1` shows what the second core buys. The pgn-extract and python-chess rows only inform:
 /// they run on the small archive, and the ratio is what the README quotes.
 #[rustfmt::skip]
 const CASES: &[Case] = &[
@@ -87,6 +89,7 @@ const CASES: &[Case] = &[
     case("tag-zst-threads-1", ZSTD_DECOMPRESS, "{pgn960} tag -q --threads 1 {zst} -o /dev/null", None),
     case("stats", READER_TAGS, "{pgn960} stats -q {pgn} -o /dev/null", Some(1.0)),
     case("stats-threads-1", READER_TAGS, "{pgn960} stats -q --threads 1 {pgn} -o /dev/null", None),
+    case("fix", "{pgn960} tag -q {pgn} -o /dev/null", "{pgn960} fix -q {pgn} -o /dev/null", Some(1.2)),
     case("validate", READER_REPLAY, "{pgn960} validate -q {pgn} --report /dev/null", Some(0.7)),
     case("validate-no-moves", "{pgn960} stats -q {pgn} -o /dev/null", "{pgn960} validate -q --no-moves {pgn} --report /dev/null", Some(1.05)),
     case("validate-pgn-extract", PGN_EXTRACT, "{pgn960} validate -q {small} --report /dev/null", None),
@@ -117,6 +120,7 @@ const MEMORY_CASES: &[MemoryCase] = &[
     memory("tag-zst", "{pgn960} tag -q {zst} -o /dev/null", Some(64.0)),
     memory("stats", "{pgn960} stats -q {pgn} -o /dev/null", Some(64.0)),
     memory("validate", "{pgn960} validate -q {pgn} --report /dev/null", Some(64.0)),
+    memory("fix", "{pgn960} fix -q {pgn} -o /dev/null", Some(64.0)),
 ];
 
 /// Command-line options after cargo's `--`.

@@ -9,7 +9,9 @@
 //! - The archive engine: [`input`] opens plain or compressed streams,
 //!   [`split`] cuts them byte-exactly into games, [`game`] reads each
 //!   game's start from its tags, [`pipeline`] runs per-game work in parallel
-//!   with ordered results, and [`tag`] turns the answers into byte edits.
+//!   with ordered results, [`tag`] turns the answers into byte edits,
+//!   [`validate`] reports what is wrong with a game and [`fix`] repairs
+//!   what can be, as byte edits too.
 //!
 //! ```
 //! use pgn960::pipeline::{run, PipelineConfig};

@@ -29,15 +29,15 @@ use crate::common::{
 
 /// One row of `fix --report`.
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
-struct FixRow {
-    file: String,
-    game: u64,
-    line: u64,
-    code: String,
-    action: String,
-    tag: String,
-    before: String,
-    after: String,
+pub struct FixRow {
+    pub file: String,
+    pub game: u64,
+    pub line: u64,
+    pub code: String,
+    pub action: String,
+    pub tag: String,
+    pub before: String,
+    pub after: String,
 }
 
 /// One row of `validate`'s report (the columns used here).
@@ -65,15 +65,34 @@ fn is_validate_code(name: &str) -> bool {
 // ---------------------------------------------------------------------------
 // The report replayed
 
+/// A raw tag value as it reads: `\"` and `\\` unescaped, bytes that are
+/// not UTF-8 replaced.
+fn unescaped(raw: &[u8]) -> String {
+    let text = String::from_utf8_lossy(raw);
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match (c, chars.clone().next()) {
+            ('\\', Some(next @ ('"' | '\\'))) => {
+                out.push(next);
+                chars.next();
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// `value` as PGN escapes a tag value.
 fn escaped(value: &str) -> String {
     value.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
 /// The input with the report's rows applied as text: each rewrite
-/// replaces `TAG "before"` on its line, each added tag becomes a line of
-/// its own before its line, ending as the line before it ends.
-fn apply_report(input: &[u8], rows: &[FixRow]) -> Vec<u8> {
+/// replaces the quoted value after the tag's name on its line, each added
+/// tag becomes a line of its own before its line, ending as the line
+/// before it ends.
+pub fn apply_report(input: &[u8], rows: &[FixRow]) -> Vec<u8> {
     let lines = lines(input);
     let mut by_line: BTreeMap<u64, Vec<&FixRow>> = BTreeMap::new();
     for row in rows.iter().filter(|row| row.action == "fixed") {
@@ -84,34 +103,42 @@ fn apply_report(input: &[u8], rows: &[FixRow]) -> Vec<u8> {
         let line = lines.get(number as usize - 1).copied().unwrap_or_default();
         let mut line = line.to_vec();
         for row in by_line.get(&number).into_iter().flatten() {
-            let old = format!("{} \"{}\"]", row.tag, escaped(&row.before));
-            let at = memchr::memmem::find(&line, old.as_bytes());
-            match at {
-                Some(at) if !(row.before.is_empty() && line_is_no_tag_of(&line, &row.tag)) => {
-                    let new = format!("{} \"{}\"]", row.tag, escaped(&row.after));
-                    line.splice(at..at + old.len(), new.bytes());
-                }
-                _ => {
-                    let previous = number
-                        .checked_sub(2)
-                        .and_then(|i| lines.get(i as usize))
-                        .or(lines.get(number as usize - 1))
-                        .copied()
-                        .unwrap_or(b"\n");
-                    out.extend_from_slice(format!("[{} \"{}\"]", row.tag, row.after).as_bytes());
-                    out.extend_from_slice(line_ending(previous));
-                }
+            if let Some(value) = quoted_value_after(&line, &row.tag, &row.before) {
+                line.splice(value, escaped(&row.after).bytes());
+                continue;
             }
+            let previous = number
+                .checked_sub(2)
+                .and_then(|i| lines.get(i as usize))
+                .or(lines.get(number as usize - 1))
+                .copied()
+                .unwrap_or(b"\n");
+            out.extend_from_slice(format!("[{} \"{}\"]", row.tag, row.after).as_bytes());
+            out.extend_from_slice(line_ending(previous));
         }
         out.extend_from_slice(&line);
     }
     out
 }
 
-/// Whether an empty value of `tag` on this line is not the tag rewritten
-/// (a line without that tag gets it added before it).
-fn line_is_no_tag_of(line: &[u8], tag: &str) -> bool {
-    memchr::memmem::find(line, format!("[{tag} \"\"]").as_bytes()).is_none()
+/// Where on `line` the value `before` is, between quotes after the tag
+/// name `tag`: the value a rewrite replaces. The report holds values as
+/// text, unescaped, so a value is matched as it reads.
+fn quoted_value_after(line: &[u8], tag: &str, before: &str) -> Option<std::ops::Range<usize>> {
+    let quotes: Vec<usize> = memchr::memchr_iter(b'"', line).collect();
+    memchr::memmem::find_iter(line, tag.as_bytes()).find_map(|at| {
+        let after_name = at + tag.len();
+        quotes
+            .iter()
+            .filter(|&&q| q >= after_name)
+            .find_map(|&open| {
+                quotes
+                    .iter()
+                    .filter(|&&close| close > open)
+                    .find(|&&close| unescaped(&line[open + 1..close]) == before)
+                    .map(|&close| open + 1..close)
+            })
+    })
 }
 
 fn line_ending(line: &[u8]) -> &'static [u8] {

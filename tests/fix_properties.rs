@@ -701,7 +701,15 @@ fn findings(bytes: &[u8], moves: bool) -> BTreeMap<u64, Vec<&'static str>> {
         .next_batch()
         .expect("reading from memory cannot fail")
     {
-        for finding in validate_batch(&batch, ValidateOptions { moves }).findings {
+        for finding in validate_batch(
+            &batch,
+            ValidateOptions {
+                moves,
+                ..ValidateOptions::default()
+            },
+        )
+        .findings
+        {
             by_game
                 .entry(finding.game)
                 .or_default()

@@ -8,7 +8,7 @@ use std::os::fd::AsFd;
 use std::path::PathBuf;
 
 use anyhow::{Context, bail};
-use pgn960::fix::{BatchFix, FixCounts, FixOptions, Row, VariantName, fix_batch};
+use pgn960::fix::{Action, BatchFix, FixCounts, FixOptions, Row, VariantName, fix_batch};
 use pgn960::input::{Opened, Source};
 use pgn960::pipeline::{PipelineConfig, PipelineError};
 use pgn960::position::CastlingNotation;
@@ -101,38 +101,8 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     if args.in_place && sources.contains(&Source::Stdin) {
         bail!("--in-place needs input files, not standard input");
     }
-    let outputs = Outputs::guarding(&sources);
-    let mut sink = if args.check {
-        Sink::Nowhere
-    } else if args.in_place {
-        Sink::InPlace
-    } else if let Some(path) = &args.output {
-        let file = Outputs::guarding(&sources)
-            .hint(", or use --in-place")
-            .create(path)?;
-        Sink::File(LazyOutput::new(file))
-    } else {
-        // Batches go out as vectored writes of large spans, as in `tag`.
-        let stdout = io::stdout()
-            .as_fd()
-            .try_clone_to_owned()
-            .context("standard output")?;
-        Sink::Stdout(File::from(stdout))
-    };
-    let mut report = match &args.report {
-        Some(path) => {
-            if let Some(output) = &args.output
-                && same_file(path, output)
-            {
-                bail!(
-                    "{}: -o and --report name the same file; nothing was written",
-                    path.display()
-                );
-            }
-            Some(Report::new(outputs.create(path)?))
-        }
-        None => None,
-    };
+    let mut sink = Sink::of(&args, &sources)?;
+    let mut report = Report::of(&args, &sources)?;
     let options = FixOptions {
         castling: match args.castling {
             Castling::Keep => None,
@@ -177,13 +147,8 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         run.stream(opened, out, progress, &mut total, rows)
             .map_err(|err| run.failure(err, &args, &report_name))
     })?;
-    match sink {
-        Sink::Stdout(mut out) => out.flush().with_context(|| output_name(&args))?,
-        Sink::File(out) => out
-            .finish(inputs.opened > 0)
-            .with_context(|| output_name(&args))?,
-        Sink::Nowhere | Sink::InPlace => {}
-    }
+    sink.finish(inputs.opened > 0)
+        .with_context(|| output_name(&args))?;
     if let Some(report) = report {
         report.finish(inputs.opened > 0).with_context(report_name)?;
     }
@@ -198,6 +163,38 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     } else {
         EXIT_OK
     })
+}
+
+impl Sink {
+    /// The sink the arguments ask for, its file created now.
+    fn of(args: &Args, sources: &[Source]) -> anyhow::Result<Sink> {
+        Ok(if args.check {
+            Sink::Nowhere
+        } else if args.in_place {
+            Sink::InPlace
+        } else if let Some(path) = &args.output {
+            let file = Outputs::guarding(sources)
+                .hint(", or use --in-place")
+                .create(path)?;
+            Sink::File(LazyOutput::new(file))
+        } else {
+            // Batches go out as vectored writes of large spans, as in `tag`.
+            let stdout = io::stdout()
+                .as_fd()
+                .try_clone_to_owned()
+                .context("standard output")?;
+            Sink::Stdout(File::from(stdout))
+        })
+    }
+
+    /// Ends the output (see [`LazyOutput::finish`]).
+    fn finish(self, any_input_read: bool) -> io::Result<()> {
+        match self {
+            Sink::Stdout(mut out) => out.flush(),
+            Sink::File(out) => out.finish(any_input_read),
+            Sink::Nowhere | Sink::InPlace => Ok(()),
+        }
+    }
 }
 
 fn output_name(args: &Args) -> String {
@@ -249,6 +246,23 @@ struct Report {
 }
 
 impl Report {
+    /// The report `--report` asks for, its file created now: refused when
+    /// it is an input or the `-o` file.
+    fn of(args: &Args, sources: &[Source]) -> anyhow::Result<Option<Report>> {
+        let Some(path) = &args.report else {
+            return Ok(None);
+        };
+        if let Some(output) = &args.output
+            && same_file(path, output)
+        {
+            bail!(
+                "{}: -o and --report name the same file; nothing was written",
+                path.display()
+            );
+        }
+        Ok(Some(Report::new(Outputs::guarding(sources).create(path)?)))
+    }
+
     fn new(file: OutputFile) -> Report {
         Report {
             csv: Some(rows_writer(LazyOutput::new(file))),
@@ -365,7 +379,7 @@ impl Run<'_> {
         report: Option<&mut Report>,
     ) -> Result<(), InputFailure> {
         let compression = opened.compression;
-        let before = total.clone();
+        let before = *total;
         let mut spool = report
             .is_some()
             .then(|| rows_writer(tempfile::spooled_tempfile(1 << 20)));
@@ -376,10 +390,9 @@ impl Run<'_> {
         });
         if let Err(failure) = rewritten {
             // The games were read, but the file is as it was.
-            *total = FixCounts {
-                kinds: total.kinds,
-                ..before
-            };
+            let kinds = total.kinds;
+            *total = before;
+            total.kinds = kinds;
             return Err(match failure {
                 NotRewritten::Left(why) => InputFailure::Input(why),
                 NotRewritten::Panic(message) => InputFailure::panicked(&message),
@@ -429,9 +442,9 @@ fn print_summary(counts: &FixCounts, check: bool) {
         summary::count(counts.repairs(), "repair", "repairs"),
         summary::count(counts.findings_left(), "finding", "findings"),
     );
-    for (action, per_problem) in [(label, &counts.fixed), ("left", &counts.left)] {
-        for (problem, n) in per_problem {
-            text.push_str(&format!("  {action:<7} {:<24} {n}\n", problem.name()));
+    for (action, label) in [(Action::Fixed, label), (Action::Left, "left")] {
+        for (problem, n) in counts.by_problem(action) {
+            text.push_str(&format!("  {label:<7} {:<24} {n}\n", problem.name()));
         }
     }
     eprint!("{text}");

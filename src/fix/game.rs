@@ -42,23 +42,23 @@ struct Added {
     problem: Problem,
 }
 
-/// The repairs of one game, as they are planned.
+/// The repairs of one game, as they are planned: rewrites and rows go
+/// straight into the batch's [`BatchFix`], lines to add wait for the end.
 pub(super) struct GameFix<'a> {
     batch: &'a Batch,
     game: &'a Game,
     reading: &'a Reading,
     options: &'a FixOptions,
     lines: &'a LineCounter<'a>,
-    /// Values rewritten in place.
-    edits: Vec<Edit>,
+    out: &'a mut BatchFix,
+    /// Where this game's edits and rows begin in `out`.
+    edits_from: usize,
+    rows_from: usize,
     /// Lines added, by [`Slot`]: they go in this order.
     added: [Option<Added>; 4],
-    /// The codes of `validate`'s findings that the repairs remove.
-    resolved: Vec<Code>,
-    /// Rows of rewrites and of what is left besides `validate`'s findings.
-    rows: Vec<Row>,
-    /// Repairs and findings left, for the counts.
-    tally: Vec<(Problem, Action)>,
+    /// The codes of `validate`'s findings that the repairs remove, as bits
+    /// by their place in [`Code::ALL`].
+    resolved: u64,
 }
 
 impl<'a> GameFix<'a> {
@@ -68,6 +68,7 @@ impl<'a> GameFix<'a> {
         reading: &'a Reading,
         options: &'a FixOptions,
         lines: &'a LineCounter<'a>,
+        out: &'a mut BatchFix,
     ) -> Self {
         if options.rows {
             // Every line this game asks about is counted from its first.
@@ -79,17 +80,18 @@ impl<'a> GameFix<'a> {
             reading,
             options,
             lines,
-            edits: Vec::new(),
+            edits_from: out.edits.len(),
+            rows_from: out.rows.len(),
+            out,
             added: [None, None, None, None],
-            resolved: Vec::new(),
-            rows: Vec::new(),
-            tally: Vec::new(),
+            resolved: 0,
         }
     }
 
     /// Plans the game's repairs; adds them, and the findings of `findings`
-    /// (this game's, from `validate`'s checks) that they leave, to `out`.
-    pub(super) fn run(mut self, findings: &[Finding], out: &mut BatchFix) {
+    /// (this game's, from `validate`'s checks) that they leave, to the
+    /// batch's.
+    pub(super) fn run(mut self, findings: &[Finding]) {
         if !matches!(
             self.reading.start,
             Start::BadFen { .. } | Start::Conflict { .. }
@@ -101,11 +103,18 @@ impl<'a> GameFix<'a> {
             self.castling();
         }
         for finding in findings {
-            if !self.resolved.contains(&finding.code) {
+            if self.resolved & bit(finding.code) == 0 {
                 self.left_at_line(Problem::Finding(finding.code), finding.line);
             }
         }
-        self.finish(out);
+        self.finish();
+    }
+
+    /// Notes that the repairs remove every finding of these codes.
+    fn resolve(&mut self, codes: &[Code]) {
+        for &code in codes {
+            self.resolved |= bit(code);
+        }
     }
 
     /// The game's start once repaired: its start array (the standard one
@@ -166,11 +175,15 @@ impl<'a> GameFix<'a> {
             self.set(Slot::SetUp, setup_tag, "1", problem);
         }
         if variant_needed {
-            let name = self.options.variant_name.as_str().to_string();
-            self.set(Slot::Variant, variant_tag, &name, problem);
+            let options = self.options;
+            self.set(
+                Slot::Variant,
+                variant_tag,
+                options.variant_name.as_str(),
+                problem,
+            );
         }
-        self.resolved
-            .extend([Code::SetupWithoutFen, Code::IdMismatch]);
+        self.resolve(&[Code::SetupWithoutFen, Code::IdMismatch]);
         Some(start)
     }
 
@@ -181,7 +194,8 @@ impl<'a> GameFix<'a> {
             return;
         }
         let tag = self.reading.headers.get(Known::Variant);
-        let name = self.options.variant_name.as_str().to_string();
+        let options = self.options;
+        let name = options.variant_name.as_str();
         let other_array = start.is_some_and(|s| *s != StartArray::Chess960(BackRank::STANDARD));
         let added_fen = self.added[Slot::Fen as usize].is_some();
         let code = match self.reading.variant {
@@ -206,8 +220,8 @@ impl<'a> GameFix<'a> {
             }
             Variant::Other => return,
         };
-        if self.set(Slot::Variant, tag, &name, Problem::Finding(code)) {
-            self.resolved.push(code);
+        if self.set(Slot::Variant, tag, name, Problem::Finding(code)) {
+            self.resolve(&[code]);
         }
     }
 
@@ -231,7 +245,7 @@ impl<'a> GameFix<'a> {
         }
         let problem = Problem::Finding(Code::FenWithoutSetup);
         if self.set(Slot::SetUp, tag, "1", problem) {
-            self.resolved.push(Code::FenWithoutSetup);
+            self.resolve(&[Code::FenWithoutSetup]);
         }
     }
 
@@ -261,7 +275,7 @@ impl<'a> GameFix<'a> {
             };
             self.rewrite(id.tag, &right.to_string(), Problem::Finding(code));
         }
-        self.resolved.extend([Code::IdMismatch, Code::IdMalformed]);
+        self.resolve(&[Code::IdMismatch, Code::IdMalformed]);
         let chess960 =
             self.reading.kind == Kind::Chess960 || self.added[Slot::Fen as usize].is_some();
         if chess960 && !ids.iter().any(|id| !id.fritz9) {
@@ -307,7 +321,7 @@ impl<'a> GameFix<'a> {
                 self.left_at(Problem::CastlingNotation, span.name.start);
                 continue;
             }
-            self.edits.push(Edit {
+            self.out.edits.push(Edit {
                 at: span.value.start + field.start,
                 remove: field.len(),
                 insert: new_field.into_bytes(),
@@ -356,7 +370,7 @@ impl<'a> GameFix<'a> {
     fn rewrite(&mut self, tag: usize, value: &str, problem: Problem) {
         let span = &self.batch.tags[tag];
         let name = String::from_utf8_lossy(self.batch.name(span));
-        self.edits.push(Edit {
+        self.out.edits.push(Edit {
             at: span.value.start,
             remove: span.value.len(),
             insert: value.as_bytes().to_vec(),
@@ -393,9 +407,9 @@ impl<'a> GameFix<'a> {
     }
 
     fn left_at_line(&mut self, problem: Problem, line: u64) {
-        self.tally.push((problem, Action::Left));
+        self.out.counts.add(problem, Action::Left);
         if self.options.rows {
-            self.rows.push(Row {
+            self.out.rows.push(Row {
                 game: self.game.index,
                 line,
                 problem,
@@ -415,10 +429,10 @@ impl<'a> GameFix<'a> {
         before: &[u8],
         after: &str,
     ) {
-        self.tally.push((problem, Action::Fixed));
+        self.out.counts.add(problem, Action::Fixed);
         if self.options.rows {
             let line = self.line(offset);
-            self.rows.push(Row {
+            self.out.rows.push(Row {
                 game: self.game.index,
                 line,
                 problem,
@@ -439,8 +453,8 @@ impl<'a> GameFix<'a> {
         }
     }
 
-    /// The lines added, as one edit, and everything into `out`.
-    fn finish(mut self, out: &mut BatchFix) {
+    /// The lines added, as one edit; the game's rows by line.
+    fn finish(mut self) {
         let mut inserted = Vec::new();
         for (slot, added) in [Slot::Variant, Slot::SetUp, Slot::Fen, Slot::Id]
             .into_iter()
@@ -453,12 +467,20 @@ impl<'a> GameFix<'a> {
                 .game
                 .insert_at
                 .expect("lines are added where there is a place");
-            inserted.extend_from_slice(format!("[{} \"{value}\"]", slot.name()).as_bytes());
+            for piece in [
+                b"[",
+                slot.name().as_bytes(),
+                b" \"",
+                value.as_bytes(),
+                b"\"]",
+            ] {
+                inserted.extend_from_slice(piece);
+            }
             inserted.extend_from_slice(self.game.line_ending.as_bytes());
             self.fixed_row(problem, at, slot.name(), b"", &value);
         }
         if !inserted.is_empty() {
-            self.edits.push(Edit {
+            self.out.edits.push(Edit {
                 at: self
                     .game
                     .insert_at
@@ -467,19 +489,15 @@ impl<'a> GameFix<'a> {
                 insert: inserted,
             });
         }
-        let counts = &mut out.counts;
-        if !self.edits.is_empty() {
-            counts.games_fixed += 1;
+        if self.out.edits.len() > self.edits_from {
+            self.out.counts.games_fixed += 1;
         }
-        for (problem, action) in self.tally {
-            let map = match action {
-                Action::Fixed => &mut counts.fixed,
-                Action::Left => &mut counts.left,
-            };
-            *map.entry(problem).or_default() += 1;
-        }
-        self.rows.sort_by_key(|row| row.line);
-        out.rows.extend(self.rows);
-        out.edits.extend(self.edits);
+        self.out.rows[self.rows_from..].sort_by_key(|row| row.line);
     }
+}
+
+/// A code's bit among the codes a game's repairs remove.
+fn bit(code: Code) -> u64 {
+    // The codes are declared in the order of `Code::ALL`, fewer than 64.
+    1 << (code as u32)
 }

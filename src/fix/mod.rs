@@ -25,7 +25,6 @@
 mod fen;
 mod game;
 
-use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::game::{COMMON_SPELLINGS, KindCounts, Reading, Variant};
@@ -131,6 +130,11 @@ pub enum Problem {
     CastlingNotation,
 }
 
+/// How many codes `validate` has.
+const CODES: usize = Code::ALL.len();
+/// How many problems there are: the codes and `fix`'s own three.
+const PROBLEMS: usize = CODES + 3;
+
 impl Problem {
     /// The stable name: a `validate` code, or `id_missing`, `fen_missing`,
     /// `castling_notation`.
@@ -140,6 +144,28 @@ impl Problem {
             Problem::IdMissing => "id_missing",
             Problem::FenMissing => "fen_missing",
             Problem::CastlingNotation => "castling_notation",
+        }
+    }
+
+    /// Its place in report order: the codes in the order of
+    /// [`Code::ALL`], then `fix`'s own.
+    fn index(self) -> usize {
+        match self {
+            // The codes are declared in the order of `Code::ALL`.
+            Problem::Finding(code) => code as usize,
+            Problem::IdMissing => CODES,
+            Problem::FenMissing => CODES + 1,
+            Problem::CastlingNotation => CODES + 2,
+        }
+    }
+
+    /// The problem at `index` in report order.
+    fn at(index: usize) -> Problem {
+        match index.checked_sub(CODES) {
+            None => Problem::Finding(Code::ALL[index]),
+            Some(0) => Problem::IdMissing,
+            Some(1) => Problem::FenMissing,
+            Some(_) => Problem::CastlingNotation,
         }
     }
 }
@@ -190,16 +216,16 @@ pub struct Row {
 }
 
 /// How the games of a run fared; counts add up across batches and inputs.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FixCounts {
     /// Games read, by kind (as they were read, before any repair).
     pub kinds: KindCounts,
     /// Games with at least one repair.
     pub games_fixed: u64,
-    /// Repairs (tags added or rewritten), by what they remove.
-    pub fixed: BTreeMap<Problem, u64>,
-    /// Findings left alone, by problem.
-    pub left: BTreeMap<Problem, u64>,
+    /// Repairs (tags added or rewritten), by problem in report order.
+    fixed: [u64; PROBLEMS],
+    /// Findings left alone, by problem in report order.
+    left: [u64; PROBLEMS],
 }
 
 impl FixCounts {
@@ -207,24 +233,46 @@ impl FixCounts {
     pub fn merge(&mut self, other: &FixCounts) {
         self.kinds.merge(&other.kinds);
         self.games_fixed += other.games_fixed;
-        for (into, from) in [
-            (&mut self.fixed, &other.fixed),
-            (&mut self.left, &other.left),
-        ] {
-            for (problem, n) in from {
-                *into.entry(*problem).or_default() += n;
-            }
+        for (mine, theirs) in self.fixed.iter_mut().zip(other.fixed) {
+            *mine += theirs;
         }
+        for (mine, theirs) in self.left.iter_mut().zip(other.left) {
+            *mine += theirs;
+        }
+    }
+
+    /// Counts one repair, or one finding left.
+    pub fn add(&mut self, problem: Problem, action: Action) {
+        match action {
+            Action::Fixed => self.fixed[problem.index()] += 1,
+            Action::Left => self.left[problem.index()] += 1,
+        }
+    }
+
+    /// How many repairs (`Action::Fixed`) or findings left
+    /// (`Action::Left`) there are of each problem that has any, in report
+    /// order: the codes in the order of [`Code::ALL`], then `id_missing`,
+    /// `fen_missing`, `castling_notation`.
+    pub fn by_problem(&self, action: Action) -> impl Iterator<Item = (Problem, u64)> + '_ {
+        let counts = match action {
+            Action::Fixed => &self.fixed,
+            Action::Left => &self.left,
+        };
+        counts
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| **n > 0)
+            .map(|(i, n)| (Problem::at(i), *n))
     }
 
     /// All repairs.
     pub fn repairs(&self) -> u64 {
-        self.fixed.values().sum()
+        self.fixed.iter().sum()
     }
 
     /// All findings left.
     pub fn findings_left(&self) -> u64 {
-        self.left.values().sum()
+        self.left.iter().sum()
     }
 }
 
@@ -266,14 +314,47 @@ pub fn fix_batch(batch: &Batch, options: &FixOptions) -> BatchFix {
     let mut fixed = BatchFix::default();
     let lines = LineCounter::new(&batch.data);
     let mut findings = Vec::new();
-    let checks = ValidateOptions { moves: false };
+    let checks = ValidateOptions {
+        moves: false,
+        lines: options.rows,
+    };
     for game in &batch.games {
         let reading = Reading::of(batch, game);
         fixed.counts.kinds.add(reading.kind);
         findings.clear();
         check_game(batch, game, &reading, checks, &lines, &mut findings);
-        game::GameFix::new(batch, game, &reading, options, &lines).run(&findings, &mut fixed);
+        game::GameFix::new(batch, game, &reading, options, &lines, &mut fixed).run(&findings);
     }
     fixed.edits.sort_by_key(|edit| edit.at);
     fixed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn problems_are_counted_in_report_order() {
+        for (i, &code) in Code::ALL.iter().enumerate() {
+            assert_eq!(Problem::Finding(code).index(), i, "{code:?}");
+        }
+        for i in 0..PROBLEMS {
+            assert_eq!(Problem::at(i).index(), i);
+        }
+        let mut counts = FixCounts::default();
+        counts.add(Problem::FenMissing, Action::Fixed);
+        counts.add(Problem::Finding(Code::IdMismatch), Action::Fixed);
+        counts.add(Problem::Finding(Code::DoubleFrc), Action::Left);
+        let mut more = counts;
+        more.merge(&counts);
+        let fixed: Vec<(Problem, u64)> = more.by_problem(Action::Fixed).collect();
+        assert_eq!(
+            fixed,
+            [
+                (Problem::Finding(Code::IdMismatch), 2),
+                (Problem::FenMissing, 2)
+            ]
+        );
+        assert_eq!((more.repairs(), more.findings_left()), (4, 2));
+    }
 }

@@ -52,11 +52,18 @@ pub struct Finding {
 pub struct ValidateOptions {
     /// Replay the mainline (on by default; `--no-moves` turns it off).
     pub moves: bool,
+    /// Count the line of each finding (on by default). Off, every
+    /// finding's line is 0: for a caller that counts findings and never
+    /// shows where they are, which spares counting the lines of the batch.
+    pub lines: bool,
 }
 
 impl Default for ValidateOptions {
     fn default() -> Self {
-        ValidateOptions { moves: true }
+        ValidateOptions {
+            moves: true,
+            lines: true,
+        }
     }
 }
 
@@ -123,7 +130,7 @@ pub fn check_game(
         game,
         reading,
         findings,
-        lines,
+        lines: options.lines.then_some(lines),
         first_line: Cell::new(None),
     }
     .run(options);
@@ -136,7 +143,8 @@ struct GameCheck<'a> {
     game: &'a Game,
     reading: &'a Reading,
     findings: &'a mut Vec<Finding>,
-    lines: &'a LineCounter<'a>,
+    /// `None` when lines are not counted.
+    lines: Option<&'a LineCounter<'a>>,
     /// The game's first line, once a finding has asked for a line.
     first_line: Cell<Option<u64>>,
 }
@@ -163,7 +171,10 @@ impl GameCheck<'_> {
         if let Some(line) = self.first_line.get() {
             return line;
         }
-        let line = self.lines.floor(self.batch.first_line_start(self.game));
+        let Some(lines) = self.lines else {
+            return 0;
+        };
+        let line = lines.floor(self.batch.first_line_start(self.game));
         self.first_line.set(Some(line));
         line
     }
@@ -172,7 +183,7 @@ impl GameCheck<'_> {
     /// first line on.
     fn line_of(&self, offset: usize) -> u64 {
         self.first_line();
-        self.lines.line_of(offset)
+        self.lines.map_or(0, |lines| lines.line_of(offset))
     }
 
     /// The line of the tag with this index in [`Batch::tags`].
