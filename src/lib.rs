@@ -9,8 +9,10 @@
 //! - The archive engine: [`input`] opens plain or compressed streams,
 //!   [`split`] cuts them byte-exactly into games, [`game`] reads each
 //!   game's start from its tags, [`pipeline`] runs per-game work in parallel
-//!   with ordered results, [`tag`] turns the answers into byte edits, and
-//!   [`filter`] chooses games, writing each one's bytes unchanged.
+//!   with ordered results, [`tag`] turns the answers into byte edits,
+//!   [`validate`] reports what is wrong with a game and [`fix`] repairs
+//!   what can be, as byte edits too; [`filter`] chooses games, writing each
+//!   one's bytes unchanged.
 //!
 //! ```
 //! use pgn960::pipeline::{run, PipelineConfig};
@@ -40,6 +42,7 @@ macro_rules! add_fields {
 pub mod draw;
 pub mod export;
 pub mod filter;
+pub mod fix;
 pub mod game;
 pub mod input;
 pub mod movetext;

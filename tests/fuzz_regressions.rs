@@ -82,7 +82,13 @@ fn every_fuzz_finding_runs_quickly_through_every_command() {
             let mut out = Vec::new();
             while let Some(batch) = reader.next_batch().expect("in-memory input") {
                 for moves in [true, false] {
-                    let _ = validate_batch(&batch, ValidateOptions { moves });
+                    let _ = validate_batch(
+                        &batch,
+                        ValidateOptions {
+                            moves,
+                            ..ValidateOptions::default()
+                        },
+                    );
                 }
                 let (edits, _) = tag_batch(&batch, TagOptions::default());
                 apply(&batch.data, &edits, &mut out).expect("writing to memory");

@@ -33,6 +33,7 @@ use std::time::{Duration, Instant};
 
 use pgn960::export::{RowOrder, Schema, batch_rows};
 use pgn960::filter::{Filter, Router, select_batch, write_runs};
+use pgn960::fix::{FixOptions, fix_batch};
 use pgn960::game::Kind;
 use pgn960::input::{self, MmapChoice, Source};
 use pgn960::pipeline::{self, PipelineConfig, PipelineError};
@@ -45,6 +46,7 @@ use crate::common::{
     bytes_diff, corpus, corpus_or_skip, pgn960, read_pgn, sample_file, sample_files, say_skipped,
     short_name, strip_id_lines,
 };
+use crate::fix::{FixRow, apply_report};
 
 /// The suffix of `tag --in-place`'s temporary files (`.NAME.XXXXXX.pgn960-tmp`).
 const TEMP_SUFFIX: &str = ".pgn960-tmp";
@@ -105,7 +107,12 @@ impl Rng {
 /// FNV-1a, to give each file a seed of its own that does not depend on
 /// which other files exist.
 fn seed_of(name: &str) -> u64 {
-    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+    seed_of_bytes(name.as_bytes())
+}
+
+/// FNV-1a of some bytes.
+fn seed_of_bytes(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
 }
@@ -978,6 +985,7 @@ fn check_damaged(input: &[u8], seed: u64) -> Result<(), String> {
     }
 
     check_games(input, config, counts.kinds.total())?;
+    check_fix_damaged(input, config, counts.kinds.total())?;
 
     let findings: Vec<_> = pipelined(input, config, |batch| {
         validate_batch(batch, ValidateOptions::default()).findings
@@ -1043,8 +1051,69 @@ fn check_games(input: &[u8], config: PipelineConfig, games: u64) -> Result<(), S
     Ok(())
 }
 
+/// `fix` of a damaged input, through the pipeline with its lines counted:
+/// the input with the rows of its report applied as text is the output
+/// (no byte moved but those the rows name), it reads as many games as
+/// `tag`, and fixing twice changes nothing.
+fn check_fix_damaged(input: &[u8], config: PipelineConfig, games: u64) -> Result<(), String> {
+    let config = PipelineConfig {
+        line_numbers: true,
+        ..config
+    };
+    let options = FixOptions {
+        rows: true,
+        ..FixOptions::default()
+    };
+    let fix = |bytes: &[u8]| -> Result<(Vec<u8>, Vec<FixRow>, u64, u64), String> {
+        let (mut out, mut rows, mut read, mut repairs) = (Vec::new(), Vec::new(), 0, 0);
+        pipeline::run(
+            bytes,
+            config,
+            |batch| fix_batch(batch, &options),
+            |batch, fixed| {
+                read += fixed.counts.kinds.total();
+                repairs += fixed.counts.repairs();
+                rows.extend(fixed.rows.iter().map(|row| FixRow {
+                    file: String::new(),
+                    game: row.game,
+                    line: batch.input_line(row.line),
+                    code: row.problem.name().to_string(),
+                    action: row.action.name().to_string(),
+                    tag: row.tag.clone(),
+                    before: row.before.clone(),
+                    after: row.after.clone(),
+                }));
+                apply(&batch.data, &fixed.edits, &mut out)
+            },
+        )
+        .map_err(|err| format!("fix failed: {err:?}"))?;
+        Ok((out, rows, read, repairs))
+    };
+    let (fixed, rows, read, _) = fix(input)?;
+    if read != games {
+        return Err(format!("fix read {read} games, tag {games}"));
+    }
+    if let Some(diff) = bytes_diff(&apply_report(input, &rows), &fixed) {
+        let saved = save_failure(&format!("fix-{:016x}", seed_of_bytes(input)), input);
+        return Err(format!(
+            "fix changed bytes its report does not name (input with the rows applied vs \
+             output; input saved as {}): {diff}",
+            saved.display()
+        ));
+    }
+    let (again, _, _, repairs) = fix(&fixed)?;
+    if let Some(diff) = bytes_diff(&again, &fixed) {
+        return Err(format!("fixing twice differs from fixing once: {diff}"));
+    }
+    if repairs > 0 {
+        return Err(format!("fixing the output again made {repairs} repairs"));
+    }
+    Ok(())
+}
+
 /// Every real sample, damaged in every listed way, through `tag`, `stats`,
-/// `validate`, `games` and `filter` in-process, each input under a time limit.
+/// `validate`, `games`, `filter` and `fix` in-process, each input under a
+/// time limit.
 #[test]
 fn damaged_samples_never_panic_hang_or_change_a_byte() {
     sweep_damaged(Suite::SweepSamples);
@@ -1194,11 +1263,11 @@ fn damaged_compressed_archives_end_cleanly() {
     // The same files through the binary: exit 0, or exit 2 with one line.
     for (what, path) in jobs {
         let path = path.to_str().expect("a UTF-8 temporary path");
-        for command in ["tag", "stats", "validate", "games", "filter"] {
+        for command in ["tag", "stats", "validate", "games", "filter", "fix"] {
             let run = run_limited(&[command, "-q", path], b"", MUTANT_LIMIT);
             match (command, run.code()) {
                 (_, 2) => assert_one_error_line(&run.stderr, &[path], &what),
-                ("tag" | "stats" | "games" | "filter", 0) | ("validate", 0 | 1) => assert!(
+                ("tag" | "stats" | "games" | "filter" | "fix", 0) | ("validate", 0 | 1) => assert!(
                     run.stderr.is_empty(),
                     "{what}: {command}: stderr:\n{}",
                     run.stderr
@@ -1381,7 +1450,7 @@ fn damaged_archives_through_the_binary() {
                 .display()
                 .to_string()
         };
-        for command in ["tag", "stats", "validate", "games", "filter"] {
+        for command in ["tag", "stats", "validate", "games", "filter", "fix"] {
             let run = run_limited(&[command, path_str], b"", MUTANT_LIMIT);
             let expected: &[i32] = if command == "validate" { &[0, 1] } else { &[0] };
             assert!(
@@ -1673,7 +1742,7 @@ fn in_place_survives_kills_at_random_moments() {
     });
     let leftover_bytes = fs::read(&leftover).expect("readable");
     let leftover_str = leftover.to_str().expect("a UTF-8 path");
-    for command in ["tag", "stats", "validate"] {
+    for command in ["tag", "stats", "validate", "fix"] {
         let run = run_limited(&[command, "-q", leftover_str], b"", Duration::from_secs(60));
         assert_eq!(run.code(), 2, "{command} on a leftover temporary");
         assert_one_error_line(&run.stderr, &[leftover_str, "temporary"], command);
@@ -1742,7 +1811,7 @@ fn missing_file_and_directory_are_one_line_and_exit_2() {
     let missing = dir.path().join("no-such-archive.pgn");
     let missing = missing.to_str().expect("UTF-8");
     let dir_str = dir.path().to_str().expect("UTF-8");
-    for command in ["tag", "stats", "validate", "games", "filter"] {
+    for command in ["tag", "stats", "validate", "games", "filter", "fix"] {
         let run = pgn960(&[command, "-q", missing], None);
         assert_eq!(run.code, 2, "{command} on a missing file");
         assert_one_error_line(&run.stderr, &[missing, "No such file"], command);
@@ -1815,7 +1884,7 @@ fn permission_denied_is_one_line_and_exit_2() {
     fs::set_permissions(&readable, fs::Permissions::from_mode(0o644)).expect("chmod");
 
     let locked_str = locked.to_str().expect("UTF-8");
-    for command in ["tag", "stats", "validate", "filter"] {
+    for command in ["tag", "stats", "validate", "filter", "fix"] {
         let Some(run) = as_user(&[command, "-q", locked_str]) else {
             return;
         };
@@ -1909,11 +1978,11 @@ fn files_that_are_not_pgn_are_refused_with_their_kind() {
         (BIN, "not PGN: an executable"),
     ];
     for (path, message) in cases {
-        for command in ["tag", "stats", "validate", "filter"] {
+        for command in ["tag", "stats", "validate", "filter", "fix"] {
             let run = pgn960(&[command, "-q", path], None);
             assert_eq!(run.code, 2, "{command} {path}");
             assert_one_error_line(&run.stderr, &[path, message], command);
-            if command == "tag" || command == "filter" {
+            if ["tag", "filter", "fix"].contains(&command) {
                 assert!(run.stdout.is_empty(), "nothing of a binary is written");
             }
         }
@@ -1942,7 +2011,17 @@ fn full_disk_is_an_error_and_the_input_is_intact() {
     let original = big_plain_archive(4 << 20);
     fs::write(&file, &original).expect("writable");
     let file_str = file.to_str().expect("UTF-8");
-    let cases: [&[&str]; 5] = [
+    let cases: [&[&str]; 7] = [
+        &["fix", "-q", file_str, "-o", "/dev/full"],
+        &[
+            "fix",
+            "-q",
+            file_str,
+            "-o",
+            "/dev/null",
+            "--report",
+            "/dev/full",
+        ],
         &["tag", "-q", file_str, "-o", "/dev/full"],
         &[
             "filter",
@@ -2051,6 +2130,7 @@ fn broken_pipe_is_a_quiet_exit_0() {
     assert_quiet_on_broken_pipe(&["validate", "-q", findings_str]);
     assert_quiet_on_broken_pipe(&["validate", "-q", "--format", "jsonl", findings_str]);
     assert_quiet_on_broken_pipe(&["stats", "-q", "--all-positions", big_str]);
+    assert_quiet_on_broken_pipe(&["fix", big_str]);
 }
 
 /// Tag values that are not UTF-8 (Latin-1 names, stray 0xFF) come out

@@ -82,6 +82,9 @@ fn no_output_option_of_any_command_writes_over_an_input() {
         vec!["stats", "--merge", a, b, "--plot", b],
         vec!["validate", s, "--report", s],
         vec!["filter", s, "-o", s],
+        vec!["fix", s, "-o", s],
+        vec!["fix", s, "--report", s],
+        vec!["fix", s, "--in-place", "--report", s],
     ];
     for args in &cases {
         assert_refused(d, args, None);
@@ -106,6 +109,8 @@ fn an_output_that_is_an_input_under_another_name_is_refused() {
         );
         assert_refused(d, &["stats", path(&pgn), "--plot", other], None);
         assert_refused(d, &["filter", path(&pgn), "-o", other], None);
+        assert_refused(d, &["fix", path(&pgn), "-o", other], None);
+        assert_refused(d, &["fix", path(&pgn), "--report", other], None);
     }
 }
 
@@ -119,6 +124,8 @@ fn an_output_that_is_standard_input_is_refused() {
         vec!["tag", "-o", path(&pgn)],
         vec!["games", "--format", "parquet", "-o", path(&pgn)],
         vec!["filter", "-o", path(&pgn)],
+        vec!["fix", "-o", path(&pgn)],
+        vec!["fix", "--report", path(&pgn)],
     ] {
         let before = contents(dir.path());
         let output = Command::new(BIN)
@@ -156,6 +163,8 @@ fn an_output_that_cannot_be_created_is_an_error_before_any_input_is_read() {
             "--output-dir",
             "/dev/null/split",
         ],
+        &["fix", "-o", "/nonexistent/x.pgn"],
+        &["fix", "--report", "/nonexistent/r.csv"],
     ] {
         let mut child = Command::new(BIN)
             .args(args)
@@ -216,6 +225,8 @@ fn a_run_that_reads_nothing_writes_nothing() {
         vec!["games", &missing, "-o", path(&new)],
         vec!["filter", &missing, "-o", path(&kept)],
         vec!["filter", &missing, "-o", path(&new)],
+        vec!["fix", &missing],
+        vec!["fix", &missing, "-o", path(&kept), "--report", path(&new)],
         vec!["stats", &missing, "-o", path(&new), "--plot", path(&new)],
     ] {
         let run = pgn960(&args, None);
@@ -234,4 +245,26 @@ fn a_run_that_reads_nothing_writes_nothing() {
     let csv = fs::read_to_string(&kept).expect("kept");
     assert!(csv.starts_with("scharnagl,fritz9,position,"), "{csv}");
     assert_eq!(csv.lines().count(), 1, "{csv}");
+    let run = pgn960(
+        &[
+            "fix",
+            "-q",
+            path(&empty),
+            "-o",
+            path(&kept),
+            "--report",
+            path(&new),
+        ],
+        None,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        fs::read(&kept).expect("kept"),
+        b"",
+        "the empty input, fixed"
+    );
+    assert_eq!(
+        fs::read_to_string(&new).expect("the report"),
+        "file,game,line,code,action,tag,before,after\n"
+    );
 }

@@ -241,3 +241,46 @@ fn filter_examples_are_what_the_binary_prints() {
     }
     assert_eq!(checked, 7, "the README's filter examples");
 }
+
+#[test]
+fn fix_example_is_what_the_binary_prints() {
+    let readme = readme();
+    let start = readme.find("### `pgn960 fix").expect("a section for fix");
+    let block = readme[start..]
+        .split("```console\n")
+        .nth(1)
+        .expect("an example");
+    let block = &block[..block.find("```").expect("the block ends")];
+    // `$ COMMAND` lines, each with what it printed.
+    let examples: Vec<(&str, &str)> = block
+        .split("$ ")
+        .filter(|example| !example.is_empty())
+        .map(|example| example.split_once('\n').expect("a command line"))
+        .collect();
+    let [
+        ("cat broadcast.pgn", input),
+        (command, printed),
+        ("cat repairs.csv", report),
+    ] = examples[..]
+    else {
+        panic!("the example is cat, fix, cat: {examples:?}");
+    };
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    std::fs::write(dir.path().join("broadcast.pgn"), input).expect("writable");
+    let args: Vec<&str> = command
+        .strip_prefix("pgn960 ")
+        .expect("a pgn960 command")
+        .split_whitespace()
+        .collect();
+    let output = Command::cargo_bin("pgn960")
+        .expect("the binary is built")
+        .args(&args)
+        .current_dir(dir.path())
+        .output()
+        .expect("the binary runs");
+    let got = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    assert_eq!(got, printed, "README example `{command}`");
+    let written = std::fs::read_to_string(dir.path().join("repairs.csv")).expect("the report");
+    assert_eq!(written, report, "README example's report");
+}

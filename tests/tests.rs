@@ -5,6 +5,8 @@ mod common;
 mod draw;
 mod filter;
 mod filter_properties;
+mod fix;
+mod fix_properties;
 mod fuzz_regressions;
 mod games;
 mod hardening;

@@ -18,7 +18,10 @@ fuzz_target!(|data: &[u8]| {
     };
     let batch_bytes = usize::from(head) + 1;
     for moves in [true, false] {
-        let options = ValidateOptions { moves };
+        let options = ValidateOptions {
+            moves,
+            ..ValidateOptions::default()
+        };
         let mut whole = GameReader::new(input).batch_bytes(usize::MAX);
         let mut expected = Vec::new();
         while let Some(batch) = whole.next_batch().expect("reading a slice cannot fail") {

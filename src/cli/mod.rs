@@ -5,6 +5,7 @@ mod archive;
 mod completions;
 mod draw;
 mod filter;
+mod fix;
 mod games;
 mod id;
 mod in_place;
@@ -47,6 +48,7 @@ enum Command {
     Random(random::Args),
     Draw(draw::Args),
     Tag(tag::Args),
+    Fix(fix::Args),
     Stats(stats::Args),
     Validate(validate::Args),
     Games(games::Args),
@@ -72,6 +74,7 @@ pub fn run() -> ExitCode {
         Command::Random(args) => random::run(args),
         Command::Draw(args) => draw::run(args),
         Command::Tag(args) => tag::run(args),
+        Command::Fix(args) => fix::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Games(args) => games::run(args),

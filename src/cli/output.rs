@@ -201,6 +201,12 @@ pub fn compression_by_extension(path: &Path) -> Compression {
     .unwrap_or(Compression::None)
 }
 
+/// Whether two paths name the same file: the same path, or, when both
+/// exist, one file under two names.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    a == b || FileId::of_path(a).is_some_and(|id| FileId::of_path(b) == Some(id))
+}
+
 /// What makes two paths the same file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct FileId {

@@ -136,6 +136,7 @@ impl Report {
 pub fn run(args: Args) -> anyhow::Result<u8> {
     let options = ValidateOptions {
         moves: !args.no_moves,
+        lines: true,
     };
     let sources = args.archive.sources();
     let report_name = args

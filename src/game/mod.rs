@@ -6,6 +6,8 @@
 //! - `headers`: where the tags commands ask about are, in one pass;
 //! - `variant`: what the `Variant` tag names;
 //! - `start`: where the game starts, from its `FEN` tags;
+//! - `recorded`: what else a game records about its start (id tags, a
+//!   back rank in `Opening`), for a game without a `FEN`;
 //! - `kind`: the vocabulary, [`Kind`], that summaries, `filter` and
 //!   `games` use.
 //!
@@ -16,11 +18,13 @@
 
 mod headers;
 mod kind;
+mod recorded;
 mod start;
 mod variant;
 
 pub use headers::{Headers, IdTag, Known, is_named, tag_value};
 pub use kind::{Kind, KindCounts, UnknownKind};
+pub use recorded::{Recorded, plain_number};
 pub use start::Start;
 pub use variant::{CHESS960_NAMES, COMMON_SPELLINGS, STANDARD_NAMES, Variant, fold};
 

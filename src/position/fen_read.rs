@@ -9,10 +9,11 @@
 use std::borrow::Cow;
 
 use shakmaty::fen::Fen;
-use shakmaty::{Bitboard, Board, Color, File, Rank, Setup, Square};
+use shakmaty::{Bitboard, Board, Color, Setup};
 
 use super::{
-    BackRank, BoardStart, FenError, StartArray, check_board_part, classify_board, parse_placement,
+    BackRank, BoardStart, FenError, StartArray, castling_rooks, check_board_part, classify_board,
+    parse_placement,
 };
 
 /// Where a FEN puts the pieces.
@@ -101,7 +102,7 @@ impl FenRead {
     /// The position to play from, when there is one (see the field).
     pub fn setup(&self) -> Option<Setup> {
         match &self.placement {
-            Placement::Start(start) => Some(start_setup(start.board())),
+            Placement::Start(start) => Some(start.setup()),
             Placement::Board(_) => self.setup.clone(),
         }
     }
@@ -127,16 +128,6 @@ impl FenRead {
                 (Some(a), Some(b)) => a == b,
                 _ => true,
             }
-    }
-}
-
-/// A start array's start position, as a setup to play from.
-fn start_setup(board: Board) -> Setup {
-    Setup {
-        // Every rook of a start array is a castling rook.
-        castling_rights: board.rooks(),
-        board,
-        ..Setup::empty()
     }
 }
 
@@ -184,7 +175,7 @@ pub fn read_fen(value: &[u8]) -> Result<FenRead, FenError> {
             None
         }
     };
-    let castling_rights = match check_castling(&board, castling_field) {
+    let castling_rights = match castling_rooks(&board, castling_field).map(Bitboard::count) {
         Ok(rights) => Some(rights),
         Err(problem) => {
             problems.push(FenProblem::CastlingInvalid {
@@ -294,7 +285,7 @@ fn read_plain_fen(text: &str) -> Option<FenRead> {
         _ => return None,
     };
     let setup = Fen::from_ascii(text.as_bytes()).ok()?.into_setup();
-    let castling_rights = check_castling(&setup.board, castling).ok()?;
+    let castling_rights = castling_rooks(&setup.board, castling).ok()?.count();
     Some(FenRead {
         placement: Placement::Board(setup.board.clone()),
         clocks_initial: setup.halfmoves == 0 && setup.fullmoves.get() == 1,
@@ -330,70 +321,6 @@ pub fn plain_start_array(raw_value: &[u8]) -> Option<BackRank> {
         return None;
     }
     BackRank::from_ascii(white).ok()
-}
-
-/// Checks a castling field against a board: how many rights it grants, or
-/// what is wrong with it.
-fn check_castling(board: &Board, field: &str) -> Result<usize, String> {
-    if field == "-" {
-        return Ok(0);
-    }
-    let mut seen = Vec::new();
-    for ch in field.chars() {
-        let color = if ch.is_ascii_uppercase() {
-            Color::White
-        } else {
-            Color::Black
-        };
-        let back = Rank::new(if color == Color::White { 0 } else { 7 });
-        let rooks = board.rooks() & board.by_color(color) & Bitboard::from_rank(back);
-        let king = (board.kings() & board.by_color(color) & Bitboard::from_rank(back)).first();
-        let side = if color == Color::White {
-            "White"
-        } else {
-            "Black"
-        };
-        let rook = match ch.to_ascii_lowercase() {
-            'k' | 'q' => {
-                let Some(king) = king else {
-                    return Err(format!("{ch}: {side}'s king is not on its back rank"));
-                };
-                let kingside = ch.eq_ignore_ascii_case(&'k');
-                let outside = if kingside {
-                    rooks.into_iter().filter(|r| r.file() > king.file()).max()
-                } else {
-                    rooks.into_iter().filter(|r| r.file() < king.file()).min()
-                };
-                outside.ok_or_else(|| {
-                    let wing = if kingside { "h-side" } else { "a-side" };
-                    format!("{ch}: no {side} rook on the {wing} of the king")
-                })?
-            }
-            file @ 'a'..='h' => {
-                let file = File::new(u32::from(file) - u32::from('a'));
-                let square = Square::from_coords(file, back);
-                if !rooks.contains(square) {
-                    return Err(format!("{ch}: no {side} rook on {square}"));
-                }
-                if king.is_none() {
-                    return Err(format!("{ch}: {side}'s king is not on its back rank"));
-                }
-                square
-            }
-            _ => return Err(format!("{ch:?} is not a castling letter (KQkq or a file)")),
-        };
-        if king.is_some_and(|k| k.file() == rook.file()) {
-            return Err(format!("{ch}: the rook and king share a square"));
-        }
-        if seen.contains(&rook) {
-            return Err(format!("{ch}: the same right is given twice"));
-        }
-        seen.push(rook);
-    }
-    if seen.len() > 4 {
-        return Err("more than four rights".to_string());
-    }
-    Ok(seen.len())
 }
 
 #[cfg(test)]
@@ -493,17 +420,6 @@ mod tests {
             .iter()
             .filter(|f| plain_start_array(f.as_bytes()).is_some());
         assert_eq!(short.count(), 2 * 960 + 4);
-    }
-
-    #[test]
-    fn castling_field_checks() {
-        let board = BackRank::from_scharnagl(0).unwrap().board();
-        assert_eq!(check_castling(&board, "KQkq"), Ok(4));
-        assert_eq!(check_castling(&board, "HFhf"), Ok(4));
-        assert_eq!(check_castling(&board, "Kk"), Ok(2));
-        assert!(check_castling(&board, "A").is_err());
-        assert!(check_castling(&board, "KK").is_err());
-        assert!(check_castling(&board, "X").is_err());
     }
 
     #[test]

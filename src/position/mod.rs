@@ -20,11 +20,13 @@
 //! [`BackRank::from_scharnagl`] and [`BackRank::from_fritz9`]).
 
 mod back_rank;
+mod castling;
 mod fen;
 mod fen_read;
 mod start_array;
 
 pub use back_rank::{BackRank, BackRankError, IdError};
+pub use castling::{CastlingNotation, castling_rooks};
 pub(crate) use fen::check_board_part;
 pub use fen::{FenError, classify_fen, parse_fen_board, parse_placement};
 pub use fen_read::{FenProblem, FenRead, Placement, plain_start_array, read_fen};

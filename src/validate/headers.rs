@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use crate::BackRank;
-use crate::game::{COMMON_SPELLINGS, Known, Start, Variant, tag_value};
+use crate::game::{COMMON_SPELLINGS, Known, Start, Variant, plain_number, tag_value};
 use crate::position::StartArray;
 
 use super::{Code, GameCheck};
@@ -126,13 +126,9 @@ impl GameCheck<'_> {
         }
         let array = self.start_array();
         for id in self.reading.headers.ids().to_vec() {
-            let (name, range) = if id.fritz9 {
-                ("Chess960Fritz9Id", 1..=960)
-            } else {
-                ("Chess960Id", 0..=959)
-            };
+            let (name, range) = (id.name(), id.numbers());
             let text = self.value_text(id.tag);
-            let Some(number) = parse_plain_number(text.trim()).filter(|n| range.contains(n)) else {
+            let Some(number) = plain_number(text.trim()).filter(|n| range.contains(n)) else {
                 let message = format!(
                     "{name} {text:?} is not a number from {} to {}",
                     range.start(),
@@ -150,11 +146,7 @@ impl GameCheck<'_> {
                 self.report_at_tag(Some(id.tag), Code::IdMalformed, message);
                 continue;
             };
-            let right = u32::from(if id.fritz9 {
-                rank.fritz9()
-            } else {
-                rank.scharnagl()
-            });
+            let right = id.number_of(rank);
             if number != right {
                 let message =
                     format!("{name} is {number}, but the game starts from {rank}, number {right}");
@@ -162,12 +154,4 @@ impl GameCheck<'_> {
             }
         }
     }
-}
-
-/// A number written plainly: digits only, no sign, no leading zero.
-fn parse_plain_number(text: &str) -> Option<u32> {
-    let plain = !text.is_empty()
-        && text.bytes().all(|b| b.is_ascii_digit())
-        && (text == "0" || !text.starts_with('0'));
-    plain.then(|| text.parse().ok()).flatten()
 }

@@ -27,6 +27,7 @@ mod replay;
 mod start;
 
 pub use codes::{Code, Severity};
+pub use replay::replays_legally;
 
 use std::cell::Cell;
 
@@ -51,11 +52,18 @@ pub struct Finding {
 pub struct ValidateOptions {
     /// Replay the mainline (on by default; `--no-moves` turns it off).
     pub moves: bool,
+    /// Count the line of each finding (on by default). Off, every
+    /// finding's line is 0: for a caller that counts findings and never
+    /// shows where they are, which spares counting the lines of the batch.
+    pub lines: bool,
 }
 
 impl Default for ValidateOptions {
     fn default() -> Self {
-        ValidateOptions { moves: true }
+        ValidateOptions {
+            moves: true,
+            lines: true,
+        }
     }
 }
 
@@ -114,18 +122,35 @@ pub fn validate_each(
     for game in &batch.games {
         let reading = Reading::of(batch, game);
         findings.clear();
-        GameCheck {
-            batch,
-            game,
-            reading: &reading,
-            findings: &mut findings,
-            lines: &lines,
-            first_line: Cell::new(None),
-        }
-        .run(options);
-        findings.sort_by_key(|f| (f.line, f.code));
+        check_game(batch, game, &reading, options, &lines, &mut findings);
         each(game, &reading, &mut findings);
     }
+}
+
+/// Checks one game of a batch, read as `reading`, adding its findings to
+/// `findings` by line (findings on one line in the order of
+/// [`Code::ALL`]). Lines are counted by `lines`, over the batch's bytes,
+/// as in [`validate_batch`]; a caller that has read the game already (as
+/// `fix` has) checks it without reading it again.
+pub fn check_game(
+    batch: &Batch,
+    game: &Game,
+    reading: &Reading,
+    options: ValidateOptions,
+    lines: &LineCounter<'_>,
+    findings: &mut Vec<Finding>,
+) {
+    let start = findings.len();
+    GameCheck {
+        batch,
+        game,
+        reading,
+        findings,
+        lines: options.lines.then_some(lines),
+        first_line: Cell::new(None),
+    }
+    .run(options);
+    findings[start..].sort_by_key(|f| (f.line, f.code));
 }
 
 /// The checks of one game, and where their findings go.
@@ -134,7 +159,8 @@ struct GameCheck<'a> {
     game: &'a Game,
     reading: &'a Reading,
     findings: &'a mut Vec<Finding>,
-    lines: &'a LineCounter<'a>,
+    /// `None` when lines are not counted.
+    lines: Option<&'a LineCounter<'a>>,
     /// The game's first line, once a finding has asked for a line.
     first_line: Cell<Option<u64>>,
 }
@@ -161,7 +187,10 @@ impl GameCheck<'_> {
         if let Some(line) = self.first_line.get() {
             return line;
         }
-        let line = self.lines.floor(self.batch.first_line_start(self.game));
+        let Some(lines) = self.lines else {
+            return 0;
+        };
+        let line = lines.floor(self.batch.first_line_start(self.game));
         self.first_line.set(Some(line));
         line
     }
@@ -170,7 +199,7 @@ impl GameCheck<'_> {
     /// first line on.
     fn line_of(&self, offset: usize) -> u64 {
         self.first_line();
-        self.lines.line_of(offset)
+        self.lines.map_or(0, |lines| lines.line_of(offset))
     }
 
     /// The line of the tag with this index in [`Batch::tags`].

@@ -6,22 +6,116 @@ use std::borrow::Cow;
 
 use shakmaty::fen::Fen;
 use shakmaty::san::{San, SanError, SanPlus};
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, FromSetup, Position, Setup};
+use shakmaty::{
+    CastlingMode, Chess, Color, EnPassantMode, FromSetup, Position, PositionError, Setup,
+};
 
 use crate::game::{Known, Start, tag_value};
-use crate::movetext::{Lexer, TokenKind};
+use crate::movetext::{Lexer, Mainline, Token, TokenKind};
+use crate::split::{Batch, Game};
 
 use super::start::FirstFen;
 use super::{Code, GameCheck, ValidateOptions};
 
+/// Where a game's movetext starts (after its last tag pair), and the
+/// lexer over it.
+fn movetext<'a>(batch: &'a Batch, game: &Game) -> (usize, Lexer<'a>) {
+    let data: &'a [u8] = &batch.data;
+    let (start, starts_line) = batch.movetext_start(game);
+    let lexer = Lexer::new(&data[start..game.range.end], starts_line);
+    (start, lexer)
+}
+
+/// The position to play a setup from: bad castling rights and en passant
+/// squares are reported from the FEN itself, and play goes on without
+/// them. (shakmaty's error is large, and rare here: it is boxed.)
+fn playable(setup: Setup) -> Result<Chess, Box<PositionError<Chess>>> {
+    let lenient = match Chess::from_setup(setup, CastlingMode::Chess960) {
+        Ok(pos) => Ok(pos),
+        Err(err) => match err.ignore_invalid_castling_rights() {
+            Ok(pos) => Ok(pos),
+            Err(err) => err.ignore_invalid_ep_square(),
+        },
+    };
+    lenient.map_err(Box::new)
+}
+
+/// How playing a mainline stopped.
+enum Played<'t> {
+    /// At the result token, whose bytes these are.
+    Result(&'t [u8]),
+    /// The moves ran out before any result.
+    End,
+    /// At a move that cannot be played, with what is wrong with it.
+    Stopped(Token, &'static str),
+}
+
+/// Plays the mainline's moves (`tokens` over `text`) from `pos`, counting
+/// them in `ply`, up to the result, the first move that cannot be played,
+/// or the end: the one replay of `validate` and [`replays_legally`].
+fn play_mainline<'t>(
+    pos: &mut Chess,
+    text: &'t [u8],
+    tokens: &mut Mainline<'_>,
+    ply: &mut u32,
+) -> Played<'t> {
+    for token in tokens.by_ref() {
+        let word = &text[token.range.clone()];
+        if token.kind == TokenKind::Result {
+            return Played::Result(word);
+        }
+        *ply += 1;
+        if let Some(problem) = play_one(pos, word) {
+            return Played::Stopped(token, problem);
+        }
+    }
+    Played::End
+}
+
+/// Whether the mainline of `game` replays legally from `setup` under
+/// Chess960 castling rules, up to its result — as `validate` replays it,
+/// finding no `illegal_move` (bad castling rights and en passant squares
+/// of `setup` are dropped, as `validate` drops them). A game in pieces
+/// ([`Game::continued`]), or a setup no game can be played from, does
+/// not replay.
+///
+/// # Example
+///
+/// ```
+/// use pgn960::{BackRank, StartArray};
+/// use pgn960::split::GameReader;
+/// use pgn960::validate::replays_legally;
+///
+/// // A knight from g1 to h3: in start array 0 (BBQNNRKR) g1 holds the king.
+/// let pgn = b"[Event \"x\"]\n\n1. Nh3 Nh6 *\n";
+/// let batch = GameReader::new(&pgn[..]).next_batch()?.expect("a batch");
+/// let game = &batch.games[0];
+/// let standard = StartArray::Chess960(BackRank::STANDARD);
+/// let zero = StartArray::Chess960(BackRank::from_scharnagl(0)?);
+/// assert!(replays_legally(&batch, game, standard.setup()));
+/// assert!(!replays_legally(&batch, game, zero.setup()));
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// ```
+pub fn replays_legally(batch: &Batch, game: &Game, setup: Setup) -> bool {
+    if game.continued {
+        return false;
+    }
+    let Ok(mut pos) = playable(setup) else {
+        return false;
+    };
+    let (start, lexer) = movetext(batch, game);
+    let text = &batch.data[start..game.range.end];
+    let mut ply = 0;
+    !matches!(
+        play_mainline(&mut pos, text, &mut lexer.mainline(), &mut ply),
+        Played::Stopped(..)
+    )
+}
+
 impl<'a> GameCheck<'a> {
-    /// Where the game's movetext starts (after its last tag pair), and the
-    /// lexer over it.
+    /// Where the game's movetext starts, and the lexer over it.
     fn movetext(&self) -> (usize, Lexer<'a>) {
-        let data: &'a [u8] = &self.batch.data;
-        let (start, starts_line) = self.batch.movetext_start(self.game);
-        let lexer = Lexer::new(&data[start..self.game.range.end], starts_line);
-        (start, lexer)
+        movetext(self.batch, self.game)
     }
 
     /// The last game of an input must not end inside a comment or a
@@ -94,16 +188,7 @@ impl<'a> GameCheck<'a> {
         let Some(setup) = setup else {
             return; // the FEN's own problem is reported already
         };
-        // Bad castling rights and en passant squares are reported from the
-        // FEN itself; play goes on without them.
-        let playable = match Chess::from_setup(setup, CastlingMode::Chess960) {
-            Ok(pos) => Ok(pos),
-            Err(err) => match err.ignore_invalid_castling_rights() {
-                Ok(pos) => Ok(pos),
-                Err(err) => err.ignore_invalid_ep_square(),
-            },
-        };
-        match playable {
+        match playable(setup) {
             Ok(pos) if options.moves => self.play(pos),
             Ok(_) => {}
             // An illegal back rank is the root cause; shakmaty's complaint
@@ -123,32 +208,27 @@ impl<'a> GameCheck<'a> {
         let text = &self.batch.data[movetext_start..self.game.range.end];
         let mut tokens = lexer.mainline();
         let mut ply = 0u32;
-        let mut result_token = None;
-        for token in tokens.by_ref() {
-            let word = &text[token.range.clone()];
-            if token.kind == TokenKind::Result {
-                result_token = Some(word);
-                break;
+        let result_token = match play_mainline(&mut pos, text, &mut tokens, &mut ply) {
+            Played::Result(word) => Some(word),
+            Played::End => None,
+            Played::Stopped(token, problem) => {
+                let word = &text[token.range.clone()];
+                let line = self.line_of(movetext_start + token.range.start);
+                let fen = Fen::from_position(&pos, EnPassantMode::Legal);
+                let dots = if pos.turn() == Color::White {
+                    "."
+                } else {
+                    "..."
+                };
+                let message = format!(
+                    "ply {ply} ({}{dots} {}): {problem}; position before it: {fen}",
+                    pos.fullmoves(),
+                    String::from_utf8_lossy(word)
+                );
+                self.report(line, Code::IllegalMove, message);
+                return;
             }
-            ply += 1;
-            let Some(problem) = play_one(&mut pos, word) else {
-                continue;
-            };
-            let line = self.line_of(movetext_start + token.range.start);
-            let fen = Fen::from_position(&pos, EnPassantMode::Legal);
-            let dots = if pos.turn() == Color::White {
-                "."
-            } else {
-                "..."
-            };
-            let message = format!(
-                "ply {ply} ({}{dots} {}): {problem}; position before it: {fen}",
-                pos.fullmoves(),
-                String::from_utf8_lossy(word)
-            );
-            self.report(line, Code::IllegalMove, message);
-            return;
-        }
+        };
         if result_token.is_none()
             && !self.game.at_end
             && let Some(at) = tokens.open_variation()

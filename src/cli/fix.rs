@@ -1,0 +1,451 @@
+//! `pgn960 fix`: repair what `validate` finds in Chess960 headers, changing
+//! no other byte; optionally, a CSV report of every repair and of every
+//! finding left alone.
+
+use std::fs::File;
+use std::io::{self, Seek, Write};
+use std::os::fd::AsFd;
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use pgn960::fix::{Action, BatchFix, FixCounts, FixOptions, Row, VariantName, fix_batch};
+use pgn960::input::{Opened, Source};
+use pgn960::pipeline::{PipelineConfig, PipelineError};
+use pgn960::position::CastlingNotation;
+use pgn960::split::Batch;
+use pgn960::tag::apply;
+
+use super::archive::{ArchiveArgs, InputFailure, Progress, for_each_input, run_input};
+use super::in_place::{self, NotRewritten, RewriteError};
+use super::output::{LazyOutput, OutputFile, Outputs, same_file};
+use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, summary};
+
+/// Repair what validate finds in Chess960 headers, changing no other byte.
+///
+/// Rewrites a wrong Chess960Id and adds a missing one (as tag does); adds
+/// [Variant "Chess960"] on a Chess960 start array other than 518 and
+/// rewrites every other spelling of Chess960; rewrites Standard or From
+/// Position there when the moves replay legally under Chess960 rules; adds
+/// [SetUp "1"] beside a FEN; adds the FEN of a start recorded only as an id
+/// number or as a back rank in Opening when the moves replay from it. Every
+/// other byte reaches the output unchanged; what is not repaired is counted
+/// as left. The README lists every repair.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  pgn960 fix broadcast.pgn > fixed.pgn
+  pgn960 fix --in-place --report repairs.csv 2024/*.pgn.zst
+  pgn960 fix --castling shredder archive.pgn -o shredder.pgn
+  pgn960 fix --check archive.pgn || echo 'archive needs repairs'")]
+pub struct Args {
+    #[command(flatten)]
+    archive: ArchiveArgs,
+
+    /// Write to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE", conflicts_with_all = ["in_place", "check"])]
+    output: Option<PathBuf>,
+
+    /// Rewrite each input file (through a temporary file in the same
+    /// directory, renamed over the original only when complete); a
+    /// compressed file keeps its compression. Files that need no repair
+    /// are not touched.
+    #[arg(long, conflicts_with = "check")]
+    in_place: bool,
+
+    /// Write nothing; exit 1 when any game would change.
+    #[arg(long)]
+    check: bool,
+
+    /// Also write a CSV to FILE: one row per repair and one per finding
+    /// left alone (file,game,line,code,action,tag,before,after).
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
+
+    /// Castling fields of start-array FENs: keep them, or rewrite them to
+    /// X-FEN (KQkq) or Shredder-FEN (HAha). A FEN that fix adds is written
+    /// in X-FEN unless shredder is asked for.
+    #[arg(long, value_enum, value_name = "NOTATION", default_value_t = Castling::Keep)]
+    castling: Castling,
+
+    /// The Variant value written: Chess960, or another spelling common
+    /// readers accept (Chess 960, Fischerandom, Fischerrandom, Fischer
+    /// Random).
+    #[arg(long, value_name = "NAME", default_value = "Chess960", value_parser = parse_variant_name)]
+    variant_name: VariantName,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Castling {
+    Keep,
+    Xfen,
+    Shredder,
+}
+
+fn parse_variant_name(name: &str) -> Result<VariantName, String> {
+    VariantName::new(name).map_err(|err| err.to_string())
+}
+
+/// Where repaired games go.
+enum Sink {
+    /// `--check`: nowhere.
+    Nowhere,
+    /// Standard output, all inputs one after another.
+    Stdout(File),
+    /// `-o FILE`, all inputs one after another.
+    File(LazyOutput),
+    /// `--in-place`: each input to its own temporary file.
+    InPlace,
+}
+
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    let sources = args.archive.sources();
+    if args.in_place && sources.contains(&Source::Stdin) {
+        bail!("--in-place needs input files, not standard input");
+    }
+    let mut sink = Sink::of(&args, &sources)?;
+    let mut report = Report::of(&args, &sources)?;
+    let options = FixOptions {
+        castling: match args.castling {
+            Castling::Keep => None,
+            Castling::Xfen => Some(CastlingNotation::Xfen),
+            Castling::Shredder => Some(CastlingNotation::Shredder),
+        },
+        variant_name: args.variant_name.clone(),
+        rows: report.is_some(),
+    };
+    let config = PipelineConfig {
+        line_numbers: report.is_some(),
+        ..args.archive.pipeline()
+    };
+    let mut progress = args.archive.progress(&sources);
+    let mut total = FixCounts::default();
+    let report_name = || {
+        args.report
+            .as_ref()
+            .map_or_else(String::new, |p| format!("writing {}", p.display()))
+    };
+    let inputs = for_each_input(&sources, &mut progress, |source, opened, progress| {
+        let run = Run {
+            config,
+            options: &options,
+            file: source.to_string(),
+        };
+        if let Some(report) = &mut report {
+            report
+                .start()
+                .map_err(|err| InputFailure::Run(anyhow::Error::new(err).context(report_name())))?;
+        }
+        let out: &mut dyn Write = match &mut sink {
+            Sink::Nowhere => &mut io::sink(),
+            Sink::Stdout(out) => out,
+            Sink::File(out) => out,
+            Sink::InPlace => {
+                let path = source.path().expect("--in-place refuses standard input");
+                return run.in_place(path, opened, progress, &mut total, report.as_mut());
+            }
+        };
+        let rows = report.as_mut().map(Report::rows);
+        run.stream(opened, out, progress, &mut total, rows)
+            .map_err(|err| run.failure(err, &args, &report_name))
+    })?;
+    sink.finish(inputs.opened > 0)
+        .with_context(|| output_name(&args))?;
+    if let Some(report) = report {
+        report.finish(inputs.opened > 0).with_context(report_name)?;
+    }
+    progress.finish();
+    if !args.archive.quiet && inputs.opened > 0 {
+        print_summary(&total, args.check);
+    }
+    Ok(if inputs.failed {
+        EXIT_ERROR
+    } else if args.check && total.repairs() > 0 {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    })
+}
+
+impl Sink {
+    /// The sink the arguments ask for, its file created now.
+    fn of(args: &Args, sources: &[Source]) -> anyhow::Result<Sink> {
+        Ok(if args.check {
+            Sink::Nowhere
+        } else if args.in_place {
+            Sink::InPlace
+        } else if let Some(path) = &args.output {
+            let file = Outputs::guarding(sources)
+                .hint(", or use --in-place")
+                .create(path)?;
+            Sink::File(LazyOutput::new(file))
+        } else {
+            // Batches go out as vectored writes of large spans, as in `tag`.
+            let stdout = io::stdout()
+                .as_fd()
+                .try_clone_to_owned()
+                .context("standard output")?;
+            Sink::Stdout(File::from(stdout))
+        })
+    }
+
+    /// Ends the output (see [`LazyOutput::finish`]).
+    fn finish(self, any_input_read: bool) -> io::Result<()> {
+        match self {
+            Sink::Stdout(mut out) => out.flush(),
+            Sink::File(out) => out.finish(any_input_read),
+            Sink::Nowhere | Sink::InPlace => Ok(()),
+        }
+    }
+}
+
+fn output_name(args: &Args) -> String {
+    match &args.output {
+        Some(path) => format!("writing {}", path.display()),
+        None => "writing output".to_string(),
+    }
+}
+
+/// Why writing stopped: the repaired games, or the report.
+#[derive(Debug)]
+enum WriteError {
+    Output(io::Error),
+    Report(io::Error),
+}
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WriteError::Output(err) | WriteError::Report(err) => err.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for WriteError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            WriteError::Output(err) | WriteError::Report(err) => Some(err),
+        }
+    }
+}
+
+impl From<WriteError> for io::Error {
+    fn from(err: WriteError) -> io::Error {
+        match err {
+            WriteError::Output(err) | WriteError::Report(err) => err,
+        }
+    }
+}
+
+/// The rows of the report, as CSV.
+type Rows<W> = csv::Writer<W>;
+
+/// The report file: a header once an input is opened, then the rows.
+struct Report {
+    /// Always there but while rows written elsewhere are appended.
+    csv: Option<Rows<LazyOutput>>,
+    started: bool,
+}
+
+impl Report {
+    /// The report `--report` asks for, its file created now: refused when
+    /// it is an input or the `-o` file.
+    fn of(args: &Args, sources: &[Source]) -> anyhow::Result<Option<Report>> {
+        let Some(path) = &args.report else {
+            return Ok(None);
+        };
+        if let Some(output) = &args.output
+            && same_file(path, output)
+        {
+            bail!(
+                "{}: -o and --report name the same file; nothing was written",
+                path.display()
+            );
+        }
+        Ok(Some(Report::new(Outputs::guarding(sources).create(path)?)))
+    }
+
+    fn new(file: OutputFile) -> Report {
+        Report {
+            csv: Some(rows_writer(LazyOutput::new(file))),
+            started: false,
+        }
+    }
+
+    fn rows(&mut self) -> &mut Rows<LazyOutput> {
+        self.csv
+            .as_mut()
+            .expect("the report's writer is back after appending")
+    }
+
+    /// Writes the header, once: a report without rows has one, a run that
+    /// read nothing writes nothing.
+    fn start(&mut self) -> io::Result<()> {
+        if !self.started {
+            self.rows()
+                .write_record([
+                    "file", "game", "line", "code", "action", "tag", "before", "after",
+                ])
+                .map_err(pgn960::stats::into_io)?;
+            self.started = true;
+        }
+        Ok(())
+    }
+
+    /// Appends rows written elsewhere (a spool of one input).
+    fn append(&mut self, rows: &mut (impl io::Read + Seek)) -> io::Result<()> {
+        // The CSV writer lends its output only by giving it up.
+        let csv = self.csv.take().expect("the report's writer is there");
+        let mut out = csv.into_inner().map_err(|err| err.into_error())?;
+        rows.rewind()?;
+        let copied = io::copy(rows, &mut out);
+        self.csv = Some(rows_writer(out));
+        copied.map(|_| ())
+    }
+
+    fn finish(self, any_input_read: bool) -> io::Result<()> {
+        let csv = self.csv.expect("the report's writer is there");
+        let out = csv.into_inner().map_err(|err| err.into_error())?;
+        out.finish(any_input_read)
+    }
+}
+
+/// A CSV writer of rows, the header written apart.
+fn rows_writer<W: Write>(out: W) -> Rows<W> {
+    csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(out)
+}
+
+/// Writes one row of the report.
+fn write_row<W: Write>(rows: &mut Rows<W>, file: &str, batch: &Batch, row: &Row) -> io::Result<()> {
+    rows.write_record([
+        file,
+        &row.game.to_string(),
+        &batch.input_line(row.line).to_string(),
+        row.problem.name(),
+        row.action.name(),
+        &row.tag,
+        &row.before,
+        &row.after,
+    ])
+    .map_err(pgn960::stats::into_io)
+}
+
+/// What every input of a run shares.
+struct Run<'a> {
+    config: PipelineConfig,
+    options: &'a FixOptions,
+    /// The input's name in the report.
+    file: String,
+}
+
+impl Run<'_> {
+    /// Repairs one input into `out`, adding its games to `total` as they go
+    /// out (so that an input cut short still counts the games read before),
+    /// and its rows to `rows`.
+    fn stream<W: Write>(
+        &self,
+        opened: Opened,
+        out: &mut dyn Write,
+        progress: &mut Progress,
+        total: &mut FixCounts,
+        mut rows: Option<&mut Rows<W>>,
+    ) -> Result<(), PipelineError<WriteError>> {
+        run_input(
+            opened,
+            self.config,
+            progress,
+            |batch| fix_batch(batch, self.options),
+            |batch, fixed: BatchFix| {
+                total.merge(&fixed.counts);
+                apply(&batch.data, &fixed.edits, out).map_err(WriteError::Output)?;
+                if let Some(rows) = rows.as_deref_mut() {
+                    for row in &fixed.rows {
+                        write_row(rows, &self.file, batch, row).map_err(WriteError::Report)?;
+                    }
+                }
+                Ok(())
+            },
+        )
+    }
+
+    /// `--in-place`: rewrites the file when anything changes; its rows go
+    /// to the report only when it was rewritten (or needed no change).
+    fn in_place(
+        &self,
+        path: &std::path::Path,
+        opened: Opened,
+        progress: &mut Progress,
+        total: &mut FixCounts,
+        report: Option<&mut Report>,
+    ) -> Result<(), InputFailure> {
+        let compression = opened.compression;
+        let before = *total;
+        let mut spool = report
+            .is_some()
+            .then(|| rows_writer(tempfile::spooled_tempfile(1 << 20)));
+        let rewritten = in_place::rewrite(path, compression, |out| {
+            self.stream(opened, out, progress, total, spool.as_mut())
+                .map_err(RewriteError::from)?;
+            Ok(total.games_fixed > before.games_fixed)
+        });
+        if let Err(failure) = rewritten {
+            // The games were read, but the file is as it was.
+            let kinds = total.kinds;
+            *total = before;
+            total.kinds = kinds;
+            return Err(match failure {
+                NotRewritten::Left(why) => InputFailure::Input(why),
+                NotRewritten::Panic(message) => InputFailure::panicked(&message),
+            });
+        }
+        if let (Some(report), Some(spool)) = (report, spool) {
+            let mut rows = spool.into_inner().map_err(|err| {
+                InputFailure::Input(format!("the report's rows: {}", err.error()))
+            })?;
+            report.append(&mut rows).map_err(|err| {
+                InputFailure::Run(anyhow::Error::new(err).context("writing the report"))
+            })?;
+        }
+        Ok(())
+    }
+
+    /// How a failure of [`Run::stream`] ends the input or the run.
+    fn failure(
+        &self,
+        err: PipelineError<WriteError>,
+        args: &Args,
+        report_name: &dyn Fn() -> String,
+    ) -> InputFailure {
+        match err {
+            PipelineError::Consume(WriteError::Report(err)) => {
+                InputFailure::Run(anyhow::Error::new(err).context(report_name()))
+            }
+            PipelineError::Consume(WriteError::Output(err)) => {
+                InputFailure::Run(anyhow::Error::new(err).context(output_name(args)))
+            }
+            PipelineError::Read(err) => InputFailure::Input(err.to_string()),
+            PipelineError::Panic(message) => InputFailure::panicked(&message),
+        }
+    }
+}
+
+fn print_summary(counts: &FixCounts, check: bool) {
+    let games = summary::count(counts.games_fixed, "game", "games");
+    let (head, label) = if check {
+        (format!("{games} to fix"), "to fix")
+    } else {
+        (format!("fixed {games}"), "fixed")
+    };
+    let mut text = format!(
+        "pgn960 fix: {}\n  {head}: {}, {} left\n",
+        summary::games_by_kind(&counts.kinds, "read"),
+        summary::count(counts.repairs(), "repair", "repairs"),
+        summary::count(counts.findings_left(), "finding", "findings"),
+    );
+    for (action, label) in [(Action::Fixed, label), (Action::Left, "left")] {
+        for (problem, n) in counts.by_problem(action) {
+            text.push_str(&format!("  {label:<7} {:<24} {n}\n", problem.name()));
+        }
+    }
+    eprint!("{text}");
+}

@@ -1,0 +1,503 @@
+//! The repairs of one game, planned from its reading: the start, the
+//! `Variant`, `SetUp`, the id tags and the castling notation, in that
+//! order, each step seeing the start the steps before it gave the game.
+//!
+//! A step that cannot be done safely (a tag that does not end on its line,
+//! no place for a new line, moves that do not replay) is left, and the
+//! finding it would have removed is counted as left. Adding a `FEN` is
+//! one repair with the tags it needs beside it (`SetUp "1"`, a `Variant`
+//! naming Chess960): all are made, or none.
+
+use crate::game::{Kind, Known, Reading, Recorded, Start, Variant, plain_number, tag_value};
+use crate::position::{BackRank, CastlingNotation, StartArray, castling_rooks, read_fen};
+use crate::split::{Batch, Game, LineCounter};
+use crate::tag::{Edit, ID_TAG};
+use crate::validate::{Code, Finding, replays_legally};
+
+use super::{Action, BatchFix, FixOptions, Problem, Row, fen};
+
+/// Where a new tag line goes among the lines added to one game.
+#[derive(Clone, Copy)]
+enum Slot {
+    Variant,
+    SetUp,
+    Fen,
+    Id,
+}
+
+impl Slot {
+    fn name(self) -> &'static str {
+        match self {
+            Slot::Variant => "Variant",
+            Slot::SetUp => "SetUp",
+            Slot::Fen => "FEN",
+            Slot::Id => ID_TAG,
+        }
+    }
+}
+
+/// A tag line to add: its value and what it repairs.
+struct Added {
+    value: String,
+    problem: Problem,
+}
+
+/// The repairs of one game, as they are planned: rewrites and rows go
+/// straight into the batch's [`BatchFix`], lines to add wait for the end.
+pub(super) struct GameFix<'a> {
+    batch: &'a Batch,
+    game: &'a Game,
+    reading: &'a Reading,
+    options: &'a FixOptions,
+    lines: &'a LineCounter<'a>,
+    out: &'a mut BatchFix,
+    /// Where this game's edits and rows begin in `out`.
+    edits_from: usize,
+    rows_from: usize,
+    /// Lines added, by [`Slot`]: they go in this order.
+    added: [Option<Added>; 4],
+    /// The codes of `validate`'s findings that the repairs remove, as bits
+    /// by their place in [`Code::ALL`].
+    resolved: u64,
+}
+
+impl<'a> GameFix<'a> {
+    pub(super) fn new(
+        batch: &'a Batch,
+        game: &'a Game,
+        reading: &'a Reading,
+        options: &'a FixOptions,
+        lines: &'a LineCounter<'a>,
+        out: &'a mut BatchFix,
+    ) -> Self {
+        if options.rows {
+            // Every line this game asks about is counted from its first.
+            lines.floor(batch.first_line_start(game));
+        }
+        GameFix {
+            batch,
+            game,
+            reading,
+            options,
+            lines,
+            edits_from: out.edits.len(),
+            rows_from: out.rows.len(),
+            out,
+            added: [None, None, None, None],
+            resolved: 0,
+        }
+    }
+
+    /// Plans the game's repairs; adds them, and the findings of `findings`
+    /// (this game's, from `validate`'s checks) that they leave, to the
+    /// batch's.
+    pub(super) fn run(mut self, findings: &[Finding]) {
+        if !matches!(
+            self.reading.start,
+            Start::BadFen { .. } | Start::Conflict { .. }
+        ) {
+            let start = self.start();
+            self.variant(start.as_ref());
+            self.setup();
+            self.ids(start.as_ref());
+            self.castling();
+        }
+        for finding in findings {
+            if self.resolved & bit(finding.code) == 0 {
+                self.left_at_line(Problem::Finding(finding.code), finding.line);
+            }
+        }
+        self.finish();
+    }
+
+    /// Notes that the repairs remove every finding of these codes.
+    fn resolve(&mut self, codes: &[Code]) {
+        for &code in codes {
+            self.resolved |= bit(code);
+        }
+    }
+
+    /// The game's start once repaired: its start array (the standard one
+    /// without a `FEN`), after adding the `FEN` its records give; `None`
+    /// for a set-up position, another game, or a start left unknown.
+    fn start(&mut self) -> Option<StartArray> {
+        match &self.reading.start {
+            Start::Array(array) => Some(*array),
+            Start::NoFen => match self.reading.recorded_start(self.batch) {
+                Recorded::Nothing => Some(StartArray::Chess960(BackRank::STANDARD)),
+                Recorded::One(rank) if rank == BackRank::STANDARD => {
+                    Some(StartArray::Chess960(rank))
+                }
+                recorded => self.fen_from_record(recorded),
+            },
+            _ => None,
+        }
+    }
+
+    /// Adds the `FEN` of the start a game without one records, with the
+    /// tags it needs beside it, when the moves replay legally from it.
+    fn fen_from_record(&mut self, recorded: Recorded) -> Option<StartArray> {
+        let headers = &self.reading.headers;
+        let setup_tag = headers.get(Known::SetUp);
+        let setup_one = setup_tag.is_some_and(|tag| self.value_is(tag, "1"));
+        // With SetUp "1", `validate` reports the missing FEN.
+        let problem = if setup_one {
+            Problem::Finding(Code::SetupWithoutFen)
+        } else {
+            Problem::FenMissing
+        };
+        // A start left unrepaired is told on the line of its record.
+        let record = headers
+            .ids()
+            .first()
+            .map(|id| id.tag)
+            .or(headers.get(Known::Opening))
+            .map_or(self.game.range.start, |tag| self.batch.tags[tag].name.start);
+        let Recorded::One(rank) = recorded else {
+            self.left_at(problem, record);
+            return None;
+        };
+        let start = StartArray::Chess960(rank);
+        let variant_tag = headers.get(Known::Variant);
+        let variant_needed = !self.reading.variant.is_chess960();
+        let can_write = |tag: Option<usize>| tag.is_none_or(|tag| self.batch.tags[tag].well_formed);
+        let ready = self.game.insert_at.is_some()
+            && (setup_one || can_write(setup_tag))
+            && (!variant_needed || can_write(variant_tag))
+            && replays_legally(self.batch, self.game, start.setup());
+        if !ready {
+            self.left_at(problem, record);
+            return None;
+        }
+        let notation = self.options.castling.unwrap_or(CastlingNotation::Xfen);
+        self.add(Slot::Fen, start.to_fen(notation), problem);
+        if !setup_one {
+            self.set(Slot::SetUp, setup_tag, "1", problem);
+        }
+        if variant_needed {
+            let options = self.options;
+            self.set(
+                Slot::Variant,
+                variant_tag,
+                options.variant_name.as_str(),
+                problem,
+            );
+        }
+        self.resolve(&[Code::SetupWithoutFen, Code::IdMismatch]);
+        Some(start)
+    }
+
+    /// A `Variant` naming Chess960 on a 960 array other than 518, and the
+    /// one spelling asked for wherever it names Chess960.
+    fn variant(&mut self, start: Option<&StartArray>) {
+        if self.reading.start == Start::NotChess {
+            return;
+        }
+        let tag = self.reading.headers.get(Known::Variant);
+        let options = self.options;
+        let name = options.variant_name.as_str();
+        let other_array = start.is_some_and(|s| *s != StartArray::Chess960(BackRank::STANDARD));
+        let added_fen = self.added[Slot::Fen as usize].is_some();
+        let code = match self.reading.variant {
+            Variant::Chess960 { .. } => {
+                let tag = tag.expect("a Variant that names Chess960 is a tag");
+                if self.batch.raw_value(&self.batch.tags[tag]) == name.as_bytes() {
+                    return;
+                }
+                Code::VariantSpelling
+            }
+            // With a FEN added, the Variant came with it.
+            _ if added_fen || !other_array => return,
+            Variant::Absent => Code::VariantMissing,
+            Variant::Standard | Variant::FromPosition => {
+                let replays = self
+                    .first_fen_setup()
+                    .is_some_and(|setup| replays_legally(self.batch, self.game, setup));
+                if !replays {
+                    return;
+                }
+                Code::VariantMismatch
+            }
+            Variant::Other => return,
+        };
+        if self.set(Slot::Variant, tag, name, Problem::Finding(code)) {
+            self.resolve(&[code]);
+        }
+    }
+
+    /// The setup the game's first `FEN` gives, to replay from.
+    fn first_fen_setup(&self) -> Option<shakmaty::Setup> {
+        let &tag = self.reading.headers.fens().first()?;
+        read_fen(&tag_value(self.batch, &self.batch.tags[tag]))
+            .ok()?
+            .setup()
+    }
+
+    /// `SetUp "1"` beside a `FEN` tag.
+    fn setup(&mut self) {
+        let headers = &self.reading.headers;
+        if headers.fens().is_empty() {
+            return; // a FEN added brought its SetUp
+        }
+        let tag = headers.get(Known::SetUp);
+        if tag.is_some_and(|tag| self.value_is(tag, "1")) {
+            return;
+        }
+        let problem = Problem::Finding(Code::FenWithoutSetup);
+        if self.set(Slot::SetUp, tag, "1", problem) {
+            self.resolve(&[Code::FenWithoutSetup]);
+        }
+    }
+
+    /// The id tags of a game that starts from a Chess960 array: each
+    /// rewritten to the array's number, and a `Chess960Id` added to a
+    /// Chess960 game without one — or, when one of them does not end on
+    /// its line, none of this (as `tag` does).
+    fn ids(&mut self, start: Option<&StartArray>) {
+        let Some(&StartArray::Chess960(rank)) = start else {
+            return;
+        };
+        let ids = self.reading.headers.ids();
+        if ids.iter().any(|id| !self.batch.tags[id.tag].well_formed) {
+            return;
+        }
+        for &id in ids {
+            let right = id.number_of(rank);
+            let value = tag_value(self.batch, &self.batch.tags[id.tag]);
+            let number = std::str::from_utf8(&value)
+                .ok()
+                .and_then(|text| plain_number(text.trim()))
+                .filter(|n| id.numbers().contains(n));
+            let code = match number {
+                Some(n) if n == right => continue,
+                Some(_) => Code::IdMismatch,
+                None => Code::IdMalformed,
+            };
+            self.rewrite(id.tag, &right.to_string(), Problem::Finding(code));
+        }
+        self.resolve(&[Code::IdMismatch, Code::IdMalformed]);
+        let chess960 =
+            self.reading.kind == Kind::Chess960 || self.added[Slot::Fen as usize].is_some();
+        if chess960 && !ids.iter().any(|id| !id.fritz9) {
+            self.set(
+                Slot::Id,
+                None,
+                &rank.scharnagl().to_string(),
+                Problem::IdMissing,
+            );
+        }
+    }
+
+    /// With `--castling`, the castling field of each `FEN` of a start
+    /// array in the notation asked for.
+    fn castling(&mut self) {
+        let (Some(notation), Start::Array(array)) = (self.options.castling, &self.reading.start)
+        else {
+            return;
+        };
+        let board = array.board();
+        for &tag in self.reading.headers.fens() {
+            let span = &self.batch.tags[tag];
+            let raw = self.batch.raw_value(span);
+            let Some(field) = fen::castling_field(raw) else {
+                continue; // no castling field to write
+            };
+            if notation.writes(&raw[field.clone()]) {
+                continue;
+            }
+            let rooks = std::str::from_utf8(&raw[field.clone()])
+                .ok()
+                .and_then(|text| castling_rooks(&board, text).ok());
+            let Some(rooks) = rooks else {
+                continue; // `castling_rights_invalid` tells what is wrong
+            };
+            let new_field = array.castling_field(rooks, notation);
+            let new_value = [&raw[..field.start], new_field.as_bytes(), &raw[field.end..]].concat();
+            let same = read_fen(raw)
+                .ok()
+                .zip(read_fen(&new_value).ok())
+                .is_some_and(|(old, new)| old.same_position(&new));
+            if !span.well_formed || raw.contains(&b'\\') || !same {
+                self.left_at(Problem::CastlingNotation, span.name.start);
+                continue;
+            }
+            self.out.edits.push(Edit {
+                at: span.value.start + field.start,
+                remove: field.len(),
+                insert: new_field.into_bytes(),
+            });
+            let after = String::from_utf8_lossy(&new_value).into_owned();
+            let name = String::from_utf8_lossy(self.batch.name(span));
+            self.fixed_row(
+                Problem::CastlingNotation,
+                span.name.start,
+                &name,
+                raw,
+                &after,
+            );
+        }
+    }
+
+    /// Whether a tag's value, trimmed, is `value`.
+    fn value_is(&self, tag: usize, value: &str) -> bool {
+        tag_value(self.batch, &self.batch.tags[tag]).trim_ascii() == value.as_bytes()
+    }
+
+    /// Gives the game a tag with this value: rewrites `tag`'s value, or,
+    /// without one, adds a line in `slot`. Whether it could.
+    fn set(&mut self, slot: Slot, tag: Option<usize>, value: &str, problem: Problem) -> bool {
+        match tag {
+            Some(tag) if self.batch.tags[tag].well_formed => {
+                self.rewrite(tag, value, problem);
+                true
+            }
+            Some(tag) => {
+                self.left_at(problem, self.batch.tags[tag].name.start);
+                false
+            }
+            None if self.game.insert_at.is_some() => {
+                self.add(slot, value.to_string(), problem);
+                true
+            }
+            None => {
+                self.leave_unless_found(problem);
+                false
+            }
+        }
+    }
+
+    /// Rewrites the value of a well-formed tag.
+    fn rewrite(&mut self, tag: usize, value: &str, problem: Problem) {
+        let span = &self.batch.tags[tag];
+        let name = String::from_utf8_lossy(self.batch.name(span));
+        self.out.edits.push(Edit {
+            at: span.value.start,
+            remove: span.value.len(),
+            insert: value.as_bytes().to_vec(),
+        });
+        let before = tag_value(self.batch, span);
+        self.fixed_row(problem, span.name.start, &name, &before, value);
+    }
+
+    /// Adds a tag line in `slot` (the game has a place for it).
+    fn add(&mut self, slot: Slot, value: String, problem: Problem) {
+        self.added[slot as usize] = Some(Added { value, problem });
+    }
+
+    /// Counts a problem left that `validate` does not report (it reports
+    /// the others, which are counted from its findings).
+    fn leave_unless_found(&mut self, problem: Problem) {
+        if !matches!(problem, Problem::Finding(_)) {
+            let at = self
+                .batch
+                .tags_of(self.game)
+                .first()
+                .map_or(self.game.range.start, |tag| tag.name.start);
+            self.left_at(problem, at);
+        }
+    }
+
+    /// Counts a problem left, at the line of `offset`, unless `validate`
+    /// reports it.
+    fn left_at(&mut self, problem: Problem, offset: usize) {
+        if !matches!(problem, Problem::Finding(_)) {
+            let line = self.line(offset);
+            self.left_at_line(problem, line);
+        }
+    }
+
+    fn left_at_line(&mut self, problem: Problem, line: u64) {
+        self.out.counts.add(problem, Action::Left);
+        if self.options.rows {
+            self.out.rows.push(Row {
+                game: self.game.index,
+                line,
+                problem,
+                action: Action::Left,
+                tag: String::new(),
+                before: String::new(),
+                after: String::new(),
+            });
+        }
+    }
+
+    fn fixed_row(
+        &mut self,
+        problem: Problem,
+        offset: usize,
+        tag: &str,
+        before: &[u8],
+        after: &str,
+    ) {
+        self.out.counts.add(problem, Action::Fixed);
+        if self.options.rows {
+            let line = self.line(offset);
+            self.out.rows.push(Row {
+                game: self.game.index,
+                line,
+                problem,
+                action: Action::Fixed,
+                tag: tag.to_string(),
+                before: String::from_utf8_lossy(before).into_owned(),
+                after: after.to_string(),
+            });
+        }
+    }
+
+    /// The line of an offset, when rows are asked for.
+    fn line(&self, offset: usize) -> u64 {
+        if self.options.rows {
+            self.lines.line_of(offset)
+        } else {
+            0
+        }
+    }
+
+    /// The lines added, as one edit; the game's rows by line.
+    fn finish(mut self) {
+        let mut inserted = Vec::new();
+        for (slot, added) in [Slot::Variant, Slot::SetUp, Slot::Fen, Slot::Id]
+            .into_iter()
+            .zip(std::mem::take(&mut self.added))
+        {
+            let Some(Added { value, problem }) = added else {
+                continue;
+            };
+            let at = self
+                .game
+                .insert_at
+                .expect("lines are added where there is a place");
+            for piece in [
+                b"[",
+                slot.name().as_bytes(),
+                b" \"",
+                value.as_bytes(),
+                b"\"]",
+            ] {
+                inserted.extend_from_slice(piece);
+            }
+            inserted.extend_from_slice(self.game.line_ending.as_bytes());
+            self.fixed_row(problem, at, slot.name(), b"", &value);
+        }
+        if !inserted.is_empty() {
+            self.out.edits.push(Edit {
+                at: self
+                    .game
+                    .insert_at
+                    .expect("lines are added where there is a place"),
+                remove: 0,
+                insert: inserted,
+            });
+        }
+        if self.out.edits.len() > self.edits_from {
+            self.out.counts.games_fixed += 1;
+        }
+        self.out.rows[self.rows_from..].sort_by_key(|row| row.line);
+    }
+}
+
+/// A code's bit among the codes a game's repairs remove.
+fn bit(code: Code) -> u64 {
+    // The codes are declared in the order of `Code::ALL`, fewer than 64.
+    1 << (code as u32)
+}
