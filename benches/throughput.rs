@@ -5,10 +5,12 @@
 //! track is the ratio of pgn960's time to a baseline's. Each case runs its
 //! two commands in interleaved pairs (B C, C B, ...) and takes the median
 //! of the pairs' ratios; `/proc/loadavg` is printed before and after, and
-//! a case whose machine was loaded at the start (one-minute load above
-//! 0.5) gets no verdict: load slows a one-thread baseline and a two-thread
-//! command differently, so such a ratio is not a result. Speed targets
-//! live here, never in timed tests.
+//! when the machine was loaded at the start (one-minute load above 0.5)
+//! no target gets a verdict: load slows a one-thread baseline and a
+//! two-thread command differently, so such a ratio is not a result. (The
+//! cases' own runs raise the load as the run goes on; each case's load at
+//! its start is shown, to tell other load from that.) Speed targets live
+//! here, never in timed tests.
 //!
 //! ```text
 //! cargo bench --bench throughput              # every case
@@ -372,7 +374,7 @@ fn load_text(load: Option<f64>) -> String {
     load.map_or_else(|| "?".to_string(), |load| format!("{load:.2}"))
 }
 
-/// Above this one-minute load at the start of a case, its ratio gets no
+/// Above this one-minute load at the start of the run, no ratio gets a
 /// verdict.
 const QUIET_LOAD: f64 = 0.5;
 
@@ -435,7 +437,7 @@ impl Report {
 
     fn case(&mut self, case: &Case, paths: &Paths, timed: &measure::Pairs, load: Option<f64>) {
         let ratio = timed.median_ratio();
-        let quiet = load.is_some_and(|load| load <= QUIET_LOAD);
+        let quiet = self.load_before.is_some_and(|load| load <= QUIET_LOAD);
         let (target, verdict) = match case.target {
             Some(target) if !quiet => (format!("≤ {target:.2}"), "no verdict: loaded"),
             Some(target) if ratio <= target => (format!("≤ {target:.2}"), "met"),
@@ -528,8 +530,9 @@ impl Report {
                  system time of all threads; MB/s is of the uncompressed archive. The \
                  two commands of a case run in interleaved pairs (B C, C B, ...); ratio \
                  is the median of the pairs' ratios, and the range beside it their \
-                 spread. Load is the one-minute load average when the case began; above \
-                 0.5 a target gets no verdict.\n\n",
+                 spread. Load is the one-minute load average when the case began, the \
+                 earlier cases' runs included; when it was above 0.5 at the start of \
+                 the run, no target gets a verdict.\n\n",
             );
         }
         if !self.memory.is_empty() {
