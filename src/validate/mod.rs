@@ -24,6 +24,7 @@
 mod codes;
 mod headers;
 mod replay;
+mod san;
 mod start;
 
 pub use codes::{Code, Severity};

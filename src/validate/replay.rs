@@ -19,7 +19,7 @@ use super::{Code, GameCheck, ValidateOptions};
 
 /// Where a game's movetext starts (after its last tag pair), and the
 /// lexer over it.
-fn movetext<'a>(batch: &'a Batch, game: &Game) -> (usize, Lexer<'a>) {
+pub(super) fn movetext<'a>(batch: &'a Batch, game: &Game) -> (usize, Lexer<'a>) {
     let data: &'a [u8] = &batch.data;
     let (start, starts_line) = batch.movetext_start(game);
     let lexer = Lexer::new(&data[start..game.range.end], starts_line);
@@ -296,7 +296,7 @@ fn play_one(pos: &mut Chess, word: &[u8]) -> Option<&'static str> {
     match SanPlus::from_ascii(&zeros_as_letters(strip_glyphs(word))) {
         Err(_) => Some("unreadable move"),
         Ok(SanPlus { san: San::Null, .. }) => Some("null move (not a legal move)"),
-        Ok(san) => match san.san.to_move(pos) {
+        Ok(san) => match super::san::to_move(san.san, pos) {
             Ok(m) => {
                 pos.play_unchecked(m);
                 None
