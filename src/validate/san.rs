@@ -158,8 +158,8 @@ mod tests {
                         .iter()
                         .find(|tag| batch.name(tag) == b"FEN")
                         .and_then(|tag| Fen::from_ascii(batch.raw_value(tag)).ok());
-                    let Some(Ok(mut pos)) =
-                        fen.map(|fen| fen.into_position::<Chess>(CastlingMode::Chess960))
+                    let Some(mut pos) =
+                        fen.and_then(|fen| fen.into_position::<Chess>(CastlingMode::Chess960).ok())
                     else {
                         continue;
                     };
