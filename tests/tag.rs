@@ -1026,6 +1026,60 @@ fn check_reports_without_writing() {
     assert_eq!(run.code, 0, "--check on standard input: {}", run.stderr);
 }
 
+/// Wrong ids alone make a file need tagging: `--check` says so, and
+/// `--in-place` rewrites every such file, each counted in the summary.
+#[test]
+fn wrong_ids_alone_count_as_changes() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let tagged = pgn960(
+        &["tag", utf8(&sample_file("tcec-s16-frc-sufi.pgn.zst"))],
+        None,
+    )
+    .ok("tag");
+    let tagged_text = String::from_utf8(tagged.clone()).expect("the sample is UTF-8");
+    // `[Chess960Id "N"]` becomes `[Chess960Id "9N"]`: wrong for every N.
+    let wrong = tagged_text.replace("[Chess960Id \"", "[Chess960Id \"9");
+    assert_eq!(wrong.matches("[Chess960Id \"9").count(), 20);
+    let a = dir.path().join("a.pgn");
+    let b = dir.path().join("b.pgn");
+    fs::write(&a, &wrong).expect("writable");
+    fs::write(&b, &wrong).expect("writable");
+
+    let run = pgn960(&["tag", "--check", utf8(&a)], None);
+    assert_eq!(run.code, 1, "wrong ids need rewriting: {}", run.stderr);
+    let s = run.summary();
+    assert_eq!((s.added, s.rewritten, s.already_right), (0, 20, 0));
+
+    // The second file is rewritten too: what counts is its own change,
+    // not the run's total so far.
+    let run = pgn960(&["tag", "--in-place", utf8(&a), utf8(&b)], None);
+    assert_eq!(run.code, 0, "tag --in-place: {}", run.stderr);
+    let s = run.summary();
+    assert_eq!((s.added, s.rewritten, s.already_right), (0, 40, 0));
+    assert_same_bytes(&fs::read(&a).expect("a.pgn"), &tagged, "a.pgn");
+    assert_same_bytes(&fs::read(&b).expect("b.pgn"), &tagged, "b.pgn");
+}
+
+/// An id tag that does not end on its line cannot be rewritten safely: the
+/// game passes through as it is, counted as left alone, while the game
+/// after it is tagged.
+#[test]
+fn an_id_tag_without_its_closing_quote_is_left_alone_and_counted() {
+    let fen = "[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1\"]";
+    let broken =
+        format!("[Event \"x\"]\n[Variant \"Chess960\"]\n{fen}\n[Chess960Id \"12]\n\n1. e4 *\n\n");
+    let plain = format!("[Event \"y\"]\n[Variant \"Chess960\"]\n{fen}\n\n1. e4 *\n");
+    let input = format!("{broken}{plain}");
+    let run = pgn960(&["tag"], Some(input.as_bytes()));
+    let expected = format!(
+        "{broken}{}",
+        plain.replace("\n\n1.", "\n[Chess960Id \"0\"]\n\n1.")
+    );
+    let s = run.summary();
+    assert_same_bytes(&run.ok("tag"), expected.as_bytes(), "one game left alone");
+    assert_eq!((s.games, s.tagged, s.added, s.left_alone), (2, 1, 1, 1));
+}
+
 fn set_mtime(path: &Path, time: std::time::SystemTime) {
     fs::File::options()
         .write(true)
