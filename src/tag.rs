@@ -286,6 +286,59 @@ mod tests {
 
     const FEN_0: &str = "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1";
 
+    /// A writer as a slow pipe or a signal can make one: every other call
+    /// is interrupted, and the others take at most three bytes.
+    struct Stuttering {
+        out: Vec<u8>,
+        interrupted: bool,
+    }
+
+    impl Write for Stuttering {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.interrupted = !self.interrupted;
+            if self.interrupted {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            let taken = buf.len().min(3);
+            self.out.extend_from_slice(&buf[..taken]);
+            Ok(taken)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn apply_retries_interrupted_and_short_writes_and_refuses_a_full_one() {
+        let data = b"[Event \"x\"]\n\n1. e4 *\n";
+        let edits = [
+            Edit {
+                at: 8,
+                remove: 1,
+                insert: b"yz".to_vec(),
+            },
+            Edit {
+                at: 12,
+                remove: 0,
+                insert: b"[Chess960Id \"0\"]\n".to_vec(),
+            },
+        ];
+        let mut whole = Vec::new();
+        apply(data, &edits, &mut whole).unwrap();
+        assert_eq!(whole, b"[Event \"yz\"]\n[Chess960Id \"0\"]\n\n1. e4 *\n");
+        let mut stuttering = Stuttering {
+            out: Vec::new(),
+            interrupted: false,
+        };
+        apply(data, &edits, &mut stuttering).unwrap();
+        assert_eq!(stuttering.out, whole);
+
+        let mut full: &mut [u8] = &mut [0; 4];
+        let err = apply(data, &edits, &mut full).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::WriteZero);
+    }
+
     #[test]
     fn rewrites_only_the_value_of_a_wrong_id() {
         let input = format!("[FEN \"{FEN_0}\"]\r\n[Chess960Id \"517\"]\r\n\r\n*\r\n");
