@@ -44,8 +44,8 @@ mod write;
 pub use columns::{COLUMNS, Column, ColumnType, Schema, SchemaError, Value};
 pub use order::RowOrder;
 pub use parquet::{ROW_GROUP_ROWS, arrow_schema};
-pub use row::{GameRow, Position};
-pub use write::{Format, RowWriter, writer};
+pub use row::{GameRow, Position, RowWriter};
+pub use write::{Format, writer};
 
 use crate::game::KindCounts;
 use crate::split::{Batch, LineCounter};

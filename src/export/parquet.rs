@@ -20,9 +20,8 @@ use parquet::errors::ParquetError;
 use parquet::file::properties::WriterProperties;
 use parquet::schema::types::ColumnPath;
 
-use super::GameRow;
 use super::columns::{Column, ColumnType, Schema, Value};
-use super::write::RowWriter;
+use super::row::{GameRow, RowWriter};
 
 /// Rows of a row group: about 100,000, as engines read them well.
 pub const ROW_GROUP_ROWS: usize = 100_000;

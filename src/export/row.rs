@@ -1,8 +1,10 @@
 //! One game's row, read from its [`Reading`], its tags and its movetext:
 //! everything of a game that does not depend on where its batch lies in
-//! the input (that is [`RowOrder`](super::RowOrder)'s business).
+//! the input (that is [`RowOrder`](super::RowOrder)'s business); and
+//! [`RowWriter`], what every format writes rows through.
 
 use std::borrow::Cow;
+use std::io;
 
 use crate::game::{Kind, Known, Reading, Start, is_named, tag_value};
 use crate::movetext::mainline_plies;
@@ -223,6 +225,24 @@ fn extra_tags(batch: &Batch, game: &Game, schema: &Schema) -> Vec<Option<String>
         }
     }
     values
+}
+
+/// Writes rows, in order, into `W`.
+pub trait RowWriter<W> {
+    /// Writes the row of a game of input `file`.
+    ///
+    /// # Errors
+    ///
+    /// When the output cannot be written.
+    fn write_row(&mut self, file: &str, row: &GameRow) -> io::Result<()>;
+
+    /// Ends the output (the Parquet footer; buffered bytes) and hands back
+    /// the writer.
+    ///
+    /// # Errors
+    ///
+    /// When the output cannot be written.
+    fn finish(self: Box<Self>) -> io::Result<W>;
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
-//! The three formats rows are written in, behind one trait: CSV and JSON
-//! lines here, Parquet in `parquet`. Each walks the same columns
+//! The three formats rows are written in, behind [`RowWriter`]: CSV and
+//! JSON lines here, Parquet in `parquet`. Each walks the same columns
 //! ([`Schema::columns`]) and the same values ([`GameRow::values`]).
 
 use std::fmt;
@@ -7,7 +7,8 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 use super::columns::{Schema, Value};
-use super::{GameRow, parquet};
+use super::parquet;
+use super::row::{GameRow, RowWriter};
 
 /// A format rows can be written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,24 +56,6 @@ impl fmt::Display for Format {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
-}
-
-/// Writes rows, in order, into `W`.
-pub trait RowWriter<W> {
-    /// Writes the row of a game of input `file`.
-    ///
-    /// # Errors
-    ///
-    /// When the output cannot be written.
-    fn write_row(&mut self, file: &str, row: &GameRow) -> io::Result<()>;
-
-    /// Ends the output (the Parquet footer; buffered bytes) and hands back
-    /// the writer.
-    ///
-    /// # Errors
-    ///
-    /// When the output cannot be written.
-    fn finish(self: Box<Self>) -> io::Result<W>;
 }
 
 /// A writer of `format` into `out`, which has the header (CSV) or the

@@ -64,7 +64,7 @@ impl StartArray {
         }
     }
 
-    /// Reads a start array from a FEN; see [`classify_fen`] for what is
+    /// Reads a start array from a FEN; see [`classify_fen`](super::classify_fen) for what is
     /// accepted.
     ///
     /// # Errors

@@ -26,7 +26,7 @@ pub trait Window {
     /// The bytes read and not yet handed out.
     fn bytes(&self) -> &[u8];
 
-    /// Reads more (about [`READ_BYTES`]), or up to the next stop.
+    /// Reads more (about `READ_BYTES`), or up to the next stop.
     ///
     /// # Errors
     ///
@@ -45,7 +45,7 @@ pub trait Window {
     fn at_read_boundary(&self) -> bool;
 
     /// The stop at which the bytes read end, if they end at one (see
-    /// [`Stops`]).
+    /// `Stops`).
     fn at_stop(&self) -> Option<usize> {
         None
     }
@@ -92,7 +92,7 @@ impl<B: BufRead> Window for StreamWindow<B> {
         &self.buf
     }
 
-    /// Copies up to [`READ_BYTES`] from the source's buffer (which is
+    /// Copies up to `READ_BYTES` from the source's buffer (which is
     /// reused, so nothing is zero-filled per read).
     fn fill(&mut self) -> io::Result<()> {
         let mut total = 0;
@@ -206,7 +206,7 @@ impl Window for MappedWindow {
         &self.map[self.start..self.end]
     }
 
-    /// Widens the window up to the next multiple of [`READ_BYTES`] into the
+    /// Widens the window up to the next multiple of `READ_BYTES` into the
     /// file (see [`Window::at_read_boundary`]), but never past the next
     /// stop: whether reading ends there is decided first.
     fn fill(&mut self) -> io::Result<()> {
