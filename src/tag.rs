@@ -310,6 +310,23 @@ mod tests {
     }
 
     #[test]
+    fn strip_ids_removes_id_tag_pairs_with_their_line_endings_only() {
+        let input =
+            b"[Event \"x\"]\r\n[Chess960Id \"5\"]\r\n[Chess960Fritz9Id \"12\"]\r[Site \"?\"]\n\
+                      \n1. e4 { [Chess960Id \"4\"] } *\n\n\
+                      [Event \"y\"] [Chess960Id \"7\"]\n\n*\n\n[Chess960Id \"1\"]";
+        let expected = b"[Event \"x\"]\r\n[Site \"?\"]\n\
+                      \n1. e4 { [Chess960Id \"4\"] } *\n\n\
+                      [Event \"y\"] \n*\n\n";
+        assert_eq!(
+            String::from_utf8_lossy(&strip_ids(input)),
+            String::from_utf8_lossy(expected)
+        );
+        let untouched = b"[Event \"x\"]\n\n1. e4 *\n";
+        assert_eq!(strip_ids(untouched), untouched);
+    }
+
+    #[test]
     fn apply_retries_interrupted_and_short_writes_and_refuses_a_full_one() {
         let data = b"[Event \"x\"]\n\n1. e4 *\n";
         let edits = [

@@ -1080,6 +1080,31 @@ fn an_id_tag_without_its_closing_quote_is_left_alone_and_counted() {
     assert_eq!((s.games, s.tagged, s.added, s.left_alone), (2, 1, 1, 1));
 }
 
+/// `strip_ids`, which the properties and the fuzz target lean on, against
+/// the byte-level oracles on every real sample, untagged and tagged with
+/// both ids: it removes id tags with their line endings, and nothing else.
+#[test]
+fn strip_ids_agrees_with_the_byte_level_oracles_on_the_samples() {
+    for path in sample_files() {
+        let name = short_name(&path);
+        let input = read_pgn(&path);
+        let tagged = pgn960(&["tag", "--fritz9", utf8(&path)], None).ok("tag --fritz9");
+        for (what, bytes) in [("input", &input), ("tagged", &tagged)] {
+            let stripped = pgn960::tag::strip_ids(bytes);
+            assert_eq!(
+                id_edits_only(&stripped, bytes),
+                None,
+                "{name} ({what}): strip_ids removed more than id tags"
+            );
+            assert_same_bytes(
+                &stripped,
+                &strip_id_lines(bytes),
+                &format!("{name} ({what}): strip_ids vs the textual strip"),
+            );
+        }
+    }
+}
+
 fn set_mtime(path: &Path, time: std::time::SystemTime) {
     fs::File::options()
         .write(true)
