@@ -324,6 +324,25 @@ mod tests {
         );
         let untouched = b"[Event \"x\"]\n\n1. e4 *\n";
         assert_eq!(strip_ids(untouched), untouched);
+
+        // Over many batches: every id goes, wherever its batch lies.
+        let game = "[Event \"x\"]\n[Chess960Id \"5\"]\n\n1. e4 *\n\n";
+        let many = game.repeat(200_000);
+        assert!(
+            GameReader::new(many.as_bytes())
+                .next_batch()
+                .unwrap()
+                .unwrap()
+                .data
+                .len()
+                < many.len()
+        );
+        assert_eq!(
+            strip_ids(many.as_bytes()),
+            game.replace("[Chess960Id \"5\"]\n", "")
+                .repeat(200_000)
+                .into_bytes()
+        );
     }
 
     #[test]
