@@ -225,4 +225,39 @@ mod tests {
         );
         assert_eq!(KNOWN, names.len());
     }
+
+    #[test]
+    fn a_name_of_the_same_length_and_first_letter_is_not_taken_for_another() {
+        for name in [
+            "Fun",
+            "Eel",
+            "Sort",
+            "Dime",
+            "Ember",
+            "Rouge",
+            "Whale",
+            "Blank",
+            "SetOn",
+            "Resolt",
+            "Variety",
+            "Openers",
+            "WhiteAge",
+            "BlackAge",
+            "Chess960No",
+            "TimeControX",
+            "Terminators",
+            "Chess960Fritz9No",
+        ] {
+            assert!(which(name.as_bytes()).is_none(), "{name} is none of ours");
+        }
+        assert!(matches!(which(b"fen"), Some(Which::Fen)));
+        assert!(matches!(
+            which(b"TIMECONTROL"),
+            Some(Which::Known(Known::TimeControl))
+        ));
+        assert!(matches!(
+            which(b"termination"),
+            Some(Which::Known(Known::Termination))
+        ));
+    }
 }
