@@ -2,9 +2,7 @@
 //! no other byte; optionally, a CSV report of every repair and of every
 //! finding left alone.
 
-use std::fs::File;
 use std::io::{self, Seek, Write};
-use std::os::fd::AsFd;
 use std::path::PathBuf;
 
 use anyhow::{Context, bail};
@@ -18,6 +16,7 @@ use pgn960::tag::apply;
 use super::archive::{ArchiveArgs, InputFailure, Progress, for_each_input, run_input};
 use super::in_place::{self, NotRewritten, RewriteError};
 use super::output::{LazyOutput, OutputFile, Outputs, same_file};
+use super::rewrite::{RewriteArgs, Sink};
 use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, summary};
 
 /// Repair what validate finds in Chess960 headers, changing no other byte.
@@ -40,20 +39,8 @@ pub struct Args {
     #[command(flatten)]
     archive: ArchiveArgs,
 
-    /// Write to FILE instead of standard output.
-    #[arg(short, long, value_name = "FILE", conflicts_with_all = ["in_place", "check"])]
-    output: Option<PathBuf>,
-
-    /// Rewrite each input file (through a temporary file in the same
-    /// directory, renamed over the original only when complete); a
-    /// compressed file keeps its compression. Files that need no repair
-    /// are not touched.
-    #[arg(long, conflicts_with = "check")]
-    in_place: bool,
-
-    /// Write nothing; exit 1 when any game would change.
-    #[arg(long)]
-    check: bool,
+    #[command(flatten)]
+    rewrite: RewriteArgs,
 
     /// Also write a CSV to FILE: one row per repair and one per finding
     /// left alone (file,game,line,code,action,tag,before,after).
@@ -84,24 +71,9 @@ fn parse_variant_name(name: &str) -> Result<VariantName, String> {
     VariantName::new(name).map_err(|err| err.to_string())
 }
 
-/// Where repaired games go.
-enum Sink {
-    /// `--check`: nowhere.
-    Nowhere,
-    /// Standard output, all inputs one after another.
-    Stdout(File),
-    /// `-o FILE`, all inputs one after another.
-    File(LazyOutput),
-    /// `--in-place`: each input to its own temporary file.
-    InPlace,
-}
-
 pub fn run(args: Args) -> anyhow::Result<u8> {
     let sources = args.archive.sources();
-    if args.in_place && sources.contains(&Source::Stdin) {
-        bail!("--in-place needs input files, not standard input");
-    }
-    let mut sink = Sink::of(&args, &sources)?;
+    let mut sink = Sink::of(&args.rewrite, &sources)?;
     let mut report = Report::of(&args, &sources)?;
     let options = FixOptions {
         castling: match args.castling {
@@ -134,74 +106,30 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                 .start()
                 .map_err(|err| InputFailure::Run(anyhow::Error::new(err).context(report_name())))?;
         }
-        let out: &mut dyn Write = match &mut sink {
-            Sink::Nowhere => &mut io::sink(),
-            Sink::Stdout(out) => out,
-            Sink::File(out) => out,
-            Sink::InPlace => {
-                let path = source.path().expect("--in-place refuses standard input");
-                return run.in_place(path, opened, progress, &mut total, report.as_mut());
-            }
+        let Some(out) = sink.stream() else {
+            let path = source.path().expect("--in-place refuses standard input");
+            return run.in_place(path, opened, progress, &mut total, report.as_mut());
         };
         let rows = report.as_mut().map(Report::rows);
         run.stream(opened, out, progress, &mut total, rows)
             .map_err(|err| run.failure(err, &args, &report_name))
     })?;
     sink.finish(inputs.opened > 0)
-        .with_context(|| output_name(&args))?;
+        .with_context(|| args.rewrite.output_name())?;
     if let Some(report) = report {
         report.finish(inputs.opened > 0).with_context(report_name)?;
     }
     progress.finish();
     if !args.archive.quiet && inputs.opened > 0 {
-        print_summary(&total, args.check);
+        print_summary(&total, args.rewrite.check);
     }
     Ok(if inputs.failed {
         EXIT_ERROR
-    } else if args.check && total.repairs() > 0 {
+    } else if args.rewrite.check && total.repairs() > 0 {
         EXIT_FINDINGS
     } else {
         EXIT_OK
     })
-}
-
-impl Sink {
-    /// The sink the arguments ask for, its file created now.
-    fn of(args: &Args, sources: &[Source]) -> anyhow::Result<Sink> {
-        Ok(if args.check {
-            Sink::Nowhere
-        } else if args.in_place {
-            Sink::InPlace
-        } else if let Some(path) = &args.output {
-            let file = Outputs::guarding(sources)
-                .hint(", or use --in-place")
-                .create(path)?;
-            Sink::File(LazyOutput::new(file))
-        } else {
-            // Batches go out as vectored writes of large spans, as in `tag`.
-            let stdout = io::stdout()
-                .as_fd()
-                .try_clone_to_owned()
-                .context("standard output")?;
-            Sink::Stdout(File::from(stdout))
-        })
-    }
-
-    /// Ends the output (see [`LazyOutput::finish`]).
-    fn finish(self, any_input_read: bool) -> io::Result<()> {
-        match self {
-            Sink::Stdout(mut out) => out.flush(),
-            Sink::File(out) => out.finish(any_input_read),
-            Sink::Nowhere | Sink::InPlace => Ok(()),
-        }
-    }
-}
-
-fn output_name(args: &Args) -> String {
-    match &args.output {
-        Some(path) => format!("writing {}", path.display()),
-        None => "writing output".to_string(),
-    }
 }
 
 /// Why writing stopped: the repaired games, or the report.
@@ -252,7 +180,7 @@ impl Report {
         let Some(path) = &args.report else {
             return Ok(None);
         };
-        if let Some(output) = &args.output
+        if let Some(output) = &args.rewrite.output
             && same_file(path, output)
         {
             bail!(
@@ -421,7 +349,7 @@ impl Run<'_> {
                 InputFailure::Run(anyhow::Error::new(err).context(report_name()))
             }
             PipelineError::Consume(WriteError::Output(err)) => {
-                InputFailure::Run(anyhow::Error::new(err).context(output_name(args)))
+                InputFailure::Run(anyhow::Error::new(err).context(args.rewrite.output_name()))
             }
             PipelineError::Read(err) => InputFailure::Input(err.to_string()),
             PipelineError::Panic(message) => InputFailure::panicked(&message),

@@ -14,6 +14,7 @@ mod output;
 mod output_dir;
 mod pos;
 mod random;
+mod rewrite;
 mod stats;
 mod summary;
 mod table;

@@ -1,18 +1,15 @@
 //! `pgn960 tag`: add or correct `Chess960Id` tags, changing no other byte.
 
-use std::fs::File;
 use std::io::{self, Write};
-use std::os::fd::AsFd;
-use std::path::PathBuf;
 
-use anyhow::{Context, bail};
-use pgn960::input::{Opened, Source};
+use anyhow::Context;
+use pgn960::input::Opened;
 use pgn960::pipeline::{PipelineConfig, PipelineError};
 use pgn960::tag::{TagCounts, TagOptions, apply, tag_batch};
 
 use super::archive::{ArchiveArgs, InputFailure, Progress, for_each_input, run_input};
 use super::in_place::{self, NotRewritten, RewriteError};
-use super::output::{LazyOutput, Outputs};
+use super::rewrite::{RewriteArgs, Sink};
 use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, summary};
 
 /// Add or correct the Chess960Id tag of every Chess960 game.
@@ -33,20 +30,8 @@ pub struct Args {
     #[command(flatten)]
     archive: ArchiveArgs,
 
-    /// Write to FILE instead of standard output.
-    #[arg(short, long, value_name = "FILE", conflicts_with_all = ["in_place", "check"])]
-    output: Option<PathBuf>,
-
-    /// Rewrite each input file (through a temporary file in the same
-    /// directory, renamed over the original only when complete); a
-    /// compressed file keeps its compression. Files that need no change are
-    /// not touched.
-    #[arg(long, conflicts_with = "check")]
-    in_place: bool,
-
-    /// Write nothing; exit 1 when any game would change.
-    #[arg(long)]
-    check: bool,
+    #[command(flatten)]
+    rewrite: RewriteArgs,
 
     /// Also write [Chess960Fritz9Id "M"] with the Fritz9 number (1-960).
     #[arg(long)]
@@ -57,104 +42,55 @@ pub struct Args {
     include_standard: bool,
 }
 
-/// Where tagged games go.
-enum Sink {
-    /// `--check`: nowhere.
-    Nowhere,
-    /// Standard output, all inputs one after another.
-    Stdout(File),
-    /// `-o FILE`, all inputs one after another.
-    File(LazyOutput),
-    /// `--in-place`: each input to its own temporary file.
-    InPlace,
-}
-
 pub fn run(args: Args) -> anyhow::Result<u8> {
     let sources = args.archive.sources();
     let options = TagOptions {
         include_standard: args.include_standard,
         fritz9: args.fritz9,
     };
-    if args.in_place && sources.contains(&Source::Stdin) {
-        bail!("--in-place needs input files, not standard input");
-    }
-    let mut sink = if args.check {
-        Sink::Nowhere
-    } else if args.in_place {
-        Sink::InPlace
-    } else if let Some(path) = &args.output {
-        let file = Outputs::guarding(&sources)
-            .hint(", or use --in-place")
-            .create(path)?;
-        Sink::File(LazyOutput::new(file))
-    } else {
-        // Batches go out as vectored writes of large spans: the standard
-        // output's own line buffering would only add a copy.
-        let stdout = io::stdout()
-            .as_fd()
-            .try_clone_to_owned()
-            .context("standard output")?;
-        Sink::Stdout(File::from(stdout))
-    };
+    let mut sink = Sink::of(&args.rewrite, &sources)?;
 
     let config = args.archive.pipeline();
     let mut progress = args.archive.progress(&sources);
     let mut total = TagCounts::default();
     let inputs = for_each_input(&sources, &mut progress, |source, opened, progress| {
-        let out: &mut dyn Write = match &mut sink {
-            Sink::Nowhere => &mut io::sink(),
-            Sink::Stdout(out) => out,
-            Sink::File(out) => out,
-            Sink::InPlace => {
-                let path = source.path().expect("--in-place refuses standard input");
-                let compression = opened.compression;
-                let before = total;
-                let rewritten = in_place::rewrite(path, compression, |out| {
-                    tag_stream(opened, config, options, out, progress, &mut total)
-                        .map_err(RewriteError::from)?;
-                    Ok(total.changed_since(&before))
-                });
-                return rewritten.map_err(|failure| {
-                    // The games were read, but the file keeps its old ids.
-                    total = TagCounts {
-                        kinds: total.kinds,
-                        ..before
-                    };
-                    match failure {
-                        NotRewritten::Left(why) => InputFailure::Input(why),
-                        NotRewritten::Panic(message) => InputFailure::panicked(&message),
-                    }
-                });
-            }
+        let Some(out) = sink.stream() else {
+            let path = source.path().expect("--in-place refuses standard input");
+            let compression = opened.compression;
+            let before = total;
+            let rewritten = in_place::rewrite(path, compression, |out| {
+                tag_stream(opened, config, options, out, progress, &mut total)
+                    .map_err(RewriteError::from)?;
+                Ok(total.changed_since(&before))
+            });
+            return rewritten.map_err(|failure| {
+                // The games were read, but the file keeps its old ids.
+                total = TagCounts {
+                    kinds: total.kinds,
+                    ..before
+                };
+                match failure {
+                    NotRewritten::Left(why) => InputFailure::Input(why),
+                    NotRewritten::Panic(message) => InputFailure::panicked(&message),
+                }
+            });
         };
         tag_stream(opened, config, options, out, progress, &mut total)
-            .map_err(|err| InputFailure::of(err, || output_name(&args)))
+            .map_err(|err| InputFailure::of(err, || args.rewrite.output_name()))
     })?;
-    match sink {
-        Sink::Stdout(mut out) => out.flush().with_context(|| output_name(&args))?,
-        Sink::File(out) => out
-            .finish(inputs.opened > 0)
-            .with_context(|| output_name(&args))?,
-        Sink::Nowhere | Sink::InPlace => {}
-    }
+    sink.finish(inputs.opened > 0)
+        .with_context(|| args.rewrite.output_name())?;
     progress.finish();
     if !args.archive.quiet && inputs.opened > 0 {
-        print_summary(&total, args.check);
+        print_summary(&total, args.rewrite.check);
     }
     Ok(if inputs.failed {
         EXIT_ERROR
-    } else if args.check && total.changes() {
+    } else if args.rewrite.check && total.changes() {
         EXIT_FINDINGS
     } else {
         EXIT_OK
     })
-}
-
-fn output_name(args: &Args) -> String {
-    match &args.output {
-        Some(path) => format!("writing {}", path.display()),
-        None => "writing output".to_string(),
-    }
 }
 
 /// Tags one input into `out`, adding its games to `total` as they go out

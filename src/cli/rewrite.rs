@@ -1,0 +1,102 @@
+//! Where the commands that rewrite archives (`tag`, `fix`) send the games:
+//! standard output, `-o FILE`, each input in place, or nowhere
+//! (`--check`). One set of options and one set of rules for both.
+
+use std::fs::File;
+use std::io::{self, Write};
+use std::os::fd::AsFd;
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use pgn960::input::Source;
+
+use super::output::{LazyOutput, Outputs};
+
+/// The output options of a rewriting command.
+#[derive(clap::Args, Debug)]
+pub struct RewriteArgs {
+    /// Write to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE", conflicts_with_all = ["in_place", "check"])]
+    pub output: Option<PathBuf>,
+
+    /// Rewrite each input file (through a temporary file in the same
+    /// directory, renamed over the original only when complete); a
+    /// compressed file keeps its compression. Files that need no change are
+    /// not touched.
+    #[arg(long, conflicts_with = "check")]
+    pub in_place: bool,
+
+    /// Write nothing; exit 1 when any game would change.
+    #[arg(long)]
+    pub check: bool,
+}
+
+impl RewriteArgs {
+    /// What an error while writing the output was doing, for its message.
+    pub fn output_name(&self) -> String {
+        match &self.output {
+            Some(path) => format!("writing {}", path.display()),
+            None => "writing output".to_string(),
+        }
+    }
+}
+
+/// Where rewritten games go.
+pub enum Sink {
+    /// `--check`: nowhere.
+    Nowhere(io::Sink),
+    /// Standard output, all inputs one after another.
+    Stdout(File),
+    /// `-o FILE`, all inputs one after another.
+    File(LazyOutput),
+    /// `--in-place`: each input to its own temporary file.
+    InPlace,
+}
+
+impl Sink {
+    /// The sink the arguments ask for, its file created now; refused when
+    /// `--in-place` meets standard input or `-o` names an input.
+    pub fn of(args: &RewriteArgs, sources: &[Source]) -> anyhow::Result<Sink> {
+        if args.in_place && sources.contains(&Source::Stdin) {
+            bail!("--in-place needs input files, not standard input");
+        }
+        Ok(if args.check {
+            Sink::Nowhere(io::sink())
+        } else if args.in_place {
+            Sink::InPlace
+        } else if let Some(path) = &args.output {
+            let file = Outputs::guarding(sources)
+                .hint(", or use --in-place")
+                .create(path)?;
+            Sink::File(LazyOutput::new(file))
+        } else {
+            // Batches go out as vectored writes of large spans: the standard
+            // output's own line buffering would only add a copy.
+            let stdout = io::stdout()
+                .as_fd()
+                .try_clone_to_owned()
+                .context("standard output")?;
+            Sink::Stdout(File::from(stdout))
+        })
+    }
+
+    /// The stream every input is written to one after another; `None` for
+    /// `--in-place`, where each input has its own.
+    pub fn stream(&mut self) -> Option<&mut dyn Write> {
+        match self {
+            Sink::Nowhere(out) => Some(out),
+            Sink::Stdout(out) => Some(out),
+            Sink::File(out) => Some(out),
+            Sink::InPlace => None,
+        }
+    }
+
+    /// Ends the output (see [`LazyOutput::finish`]).
+    pub fn finish(self, any_input_read: bool) -> io::Result<()> {
+        match self {
+            Sink::Stdout(mut out) => out.flush(),
+            Sink::File(out) => out.finish(any_input_read),
+            Sink::Nowhere(_) | Sink::InPlace => Ok(()),
+        }
+    }
+}
