@@ -145,6 +145,28 @@ mod tests {
     }
 
     #[test]
+    fn an_id_tag_is_named_and_numbered_as_written() {
+        let pgn = b"[chess960fritz9id \"81\"]\n[Chess960Id \"0\"]\n\n*\n";
+        let batch = GameReader::new(&pgn[..]).next_batch().unwrap().unwrap();
+        let reading = Reading::of(&batch, &batch.games[0]);
+        let [fritz9, scharnagl] = reading.headers.ids() else {
+            panic!("two id tags: {:?}", reading.headers.ids());
+        };
+        assert_eq!(
+            (fritz9.name(), scharnagl.name()),
+            ("Chess960Fritz9Id", "Chess960Id")
+        );
+        assert_eq!((fritz9.numbers(), scharnagl.numbers()), (1..=960, 0..=959));
+        let rank = BackRank::from_scharnagl(0).unwrap();
+        assert_eq!(
+            (fritz9.number_of(rank), scharnagl.number_of(rank)),
+            (81, 0)
+        );
+        assert_eq!(fritz9.back_rank(&batch), Some(rank));
+        assert_eq!(scharnagl.back_rank(&batch), Some(rank));
+    }
+
+    #[test]
     fn ids_and_opening_record_a_start_when_there_is_no_fen() {
         let rank = |n| BackRank::from_scharnagl(n).unwrap();
         assert_eq!(recorded("[Chess960Id \"5\"]"), Recorded::One(rank(5)));
