@@ -461,6 +461,56 @@ fn illegal_move_message_gives_ply_move_kind_and_position() {
     }
 }
 
+/// `(code, message)` of every finding in `pgn` given on standard input.
+fn findings_of(pgn: &str) -> Vec<(String, String)> {
+    validate_stdin(&[], pgn.as_bytes())
+        .rows()
+        .into_iter()
+        .map(|r| (r.code, r.message))
+        .collect()
+}
+
+#[test]
+fn an_id_on_a_game_without_a_chess960_start_says_which_start_it_has() {
+    let game = |fen: &str| {
+        format!(
+            "[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"{fen} w KQkq - 0 1\"]\n[Chess960Id \"5\"]\n\n1. e4 *\n"
+        )
+    };
+    let double = findings_of(&game("bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"));
+    assert!(
+        double.contains(&(
+            "id_malformed".into(),
+            "Chess960Id 5 on a Double FRC game".into()
+        )),
+        "{double:?}"
+    );
+    let none = findings_of(&game("rrbqkbnn/pppppppp/8/8/8/8/PPPPPPPP/RRBQKBNN"));
+    assert!(
+        none.contains(&(
+            "id_malformed".into(),
+            "Chess960Id 5 on a game with no Chess960 start array".into()
+        )),
+        "{none:?}"
+    );
+}
+
+#[test]
+fn a_result_inside_a_variation_does_not_end_the_last_game() {
+    let unterminated = findings_of("[Event \"x\"]\n\n1. e4 e5 (1... c5 1-0)\n");
+    assert_eq!(
+        unterminated,
+        [(
+            "unterminated".to_string(),
+            "the input ends before the game's result".to_string()
+        )]
+    );
+    assert_eq!(
+        findings_of("[Event \"x\"]\n\n1. e4 e5 (1... c5 1-0) 1-0\n"),
+        []
+    );
+}
+
 #[test]
 fn illegal_back_rank_message_names_the_rule() {
     let main = messages("illegal_back_rank.pgn", "illegal_back_rank");

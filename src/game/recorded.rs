@@ -158,10 +158,7 @@ mod tests {
         );
         assert_eq!((fritz9.numbers(), scharnagl.numbers()), (1..=960, 0..=959));
         let rank = BackRank::from_scharnagl(0).unwrap();
-        assert_eq!(
-            (fritz9.number_of(rank), scharnagl.number_of(rank)),
-            (81, 0)
-        );
+        assert_eq!((fritz9.number_of(rank), scharnagl.number_of(rank)), (81, 0));
         assert_eq!(fritz9.back_rank(&batch), Some(rank));
         assert_eq!(scharnagl.back_rank(&batch), Some(rank));
     }

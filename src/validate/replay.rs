@@ -330,3 +330,36 @@ fn strip_glyphs(word: &[u8]) -> &[u8] {
         .map_or(0, |i| i + 1);
     &word[..end]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::position::{BackRank, StartArray};
+    use crate::split::GameReader;
+
+    /// Whether the one game of `pgn` replays from the array numbered
+    /// `scharnagl`.
+    fn replays_from(pgn: &str, scharnagl: u32) -> bool {
+        let batch = GameReader::new(pgn.as_bytes())
+            .next_batch()
+            .unwrap()
+            .unwrap();
+        let rank = BackRank::from_scharnagl(scharnagl).unwrap();
+        replays_legally(&batch, &batch.games[0], StartArray::Chess960(rank).setup())
+    }
+
+    #[test]
+    fn replays_legally_follows_the_mainline_from_the_start_given() {
+        // Knights on g1 and g8 in the standard array, not in array 0
+        // (BBQNNRKR); castling at once, king f1 to g1 and rook g1 to f1,
+        // in array 325 (NRBBQKRN) alone.
+        let knights = "[Event \"x\"]\n\n1. Nh3 {Nf6??} Nh6 (1... Qxh2) 2. Ng5 *\n";
+        assert!(replays_from(knights, 518));
+        assert!(!replays_from(knights, 0));
+        let castles = "[Event \"x\"]\n\n1. O-O O-O *\n";
+        assert!(replays_from(castles, 325));
+        assert!(!replays_from(castles, 518));
+        // A move the mainline cannot make after a legal one.
+        assert!(!replays_from("[Event \"x\"]\n\n1. e4 e5 2. e5 *\n", 518));
+    }
+}
