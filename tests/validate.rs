@@ -511,6 +511,38 @@ fn a_result_inside_a_variation_does_not_end_the_last_game() {
     );
 }
 
+/// Moves are replayed only where they mean chess moves, and only when asked.
+#[test]
+fn moves_are_replayed_for_chess_only_and_not_with_no_moves() {
+    let moves = "1. e4 d5 2. exd5 Qxd5 3. N@f3 *";
+    let crazyhouse = format!("[Event \"x\"]\n[Variant \"Crazyhouse\"]\n\n{moves}\n");
+    assert_eq!(findings_of(&crazyhouse), []);
+    let with_fen = format!(
+        "[Event \"x\"]\n[Variant \"Crazyhouse\"]\n[SetUp \"1\"]\n\
+         [FEN \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1\"]\n\n{moves}\n"
+    );
+    assert_eq!(findings_of(&with_fen), []);
+    let set_up =
+        "[Event \"x\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/4K2R w K - 0 1\"]\n\n1. Rh9 *\n";
+    let codes: Vec<String> = findings_of(set_up)
+        .into_iter()
+        .map(|(code, _)| code)
+        .collect();
+    assert_eq!(codes, ["illegal_move"]);
+    let no_moves = validate_stdin(&["--no-moves"], set_up.as_bytes()).rows();
+    assert!(no_moves.is_empty(), "{no_moves:?}");
+    // A FEN that does not read says nothing of the moves: `Ne3` is legal
+    // from array 0 (BBQNNRKR), but no replay, from there or from the
+    // standard array, may be reported.
+    let unreadable_fen = "[Event \"x\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n\
+        [FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR x KQkq - 0 1\"]\n\n1. Ne3 *\n";
+    let codes: Vec<String> = findings_of(unreadable_fen)
+        .into_iter()
+        .map(|(code, _)| code)
+        .collect();
+    assert_eq!(codes, ["fen_unparsable"]);
+}
+
 #[test]
 fn illegal_back_rank_message_names_the_rule() {
     let main = messages("illegal_back_rank.pgn", "illegal_back_rank");

@@ -180,9 +180,10 @@ impl<'a> GameCheck<'a> {
         if !options.moves && start_position {
             return; // a start position is legal: nothing to replay, nothing to report
         }
+        // Without a first FEN the game has none (a FEN that does not read
+        // is `Start::BadFen`, returned above): the standard array.
         let setup = match first_fen {
-            None if self.reading.start == Start::NoFen => Some(Setup::initial()),
-            None => None,
+            None => Some(Setup::initial()),
             Some(fen) => fen.read.setup(),
         };
         let Some(setup) = setup else {
