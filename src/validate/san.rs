@@ -123,7 +123,18 @@ mod tests {
                                 to,
                                 promotion: None,
                             };
-                            assert_eq!(to_move(san, pos), san.to_move(pos), "{san} in {pos:?}");
+                            let answer = san.to_move(pos);
+                            assert_eq!(to_move(san, pos), answer, "{san} in {pos:?}");
+                            // The common case is answered here, not by shakmaty:
+                            // a legal move written with its `x` as it is, not in check.
+                            if let Ok(m) = answer
+                                && pos.checkers().is_empty()
+                                && m.is_capture() == capture
+                            {
+                                let fast =
+                                    super::only_piece_move(pos, role, (file, rank), capture, to);
+                                assert_eq!(fast, Some(m), "{san} in {pos:?}");
+                            }
                             checked += 1;
                         }
                     }
