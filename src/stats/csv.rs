@@ -362,3 +362,66 @@ pub fn read_csv(input: impl Read) -> Result<(StatsTable, bool), ReadCsvError> {
     }
     Ok((table, grouped))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The CSV of an empty table with every position: a row for each.
+    fn every_position() -> String {
+        let mut out = Vec::new();
+        write_csv(&StatsTable::default(), false, true, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    /// `csv` without its column `name`.
+    fn without_column(csv: &str, name: &str) -> String {
+        let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        let drop = header.iter().position(|h| *h == name).unwrap();
+        csv.lines()
+            .map(|line| {
+                let cells: Vec<&str> = line.split(',').collect();
+                let kept: Vec<&str> = cells
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != drop)
+                    .map(|(_, cell)| *cell)
+                    .collect();
+                kept.join(",") + "\n"
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_missing_research_sum_means_an_older_version_only_beside_the_older_columns() {
+        let csv = every_position();
+        let (table, grouped) = read_csv(csv.as_bytes()).unwrap();
+        assert_eq!((table.rows().count(), grouped), (0, false));
+        let error = |csv: &str| read_csv(csv.as_bytes()).unwrap_err().to_string();
+        let missing = |name: &'static str| ReadCsvError::MissingColumn(name).to_string();
+        // An older version wrote `expected_white_e9` but no Elo sums.
+        assert_eq!(
+            error(&without_column(&csv, "elo_games")),
+            ReadCsvError::OlderVersion("elo_games").to_string()
+        );
+        assert_eq!(error(&without_column(&csv, "games")), missing("games"));
+        let neither = without_column(&without_column(&csv, "expected_white_e9"), "elo_games");
+        assert_eq!(error(&neither), missing("expected_white_e9"));
+        let no_elo_games = without_column(&without_column(&csv, "elo_games"), "games");
+        assert_eq!(error(&no_elo_games), missing("games"));
+    }
+
+    #[test]
+    fn a_scharnagl_number_past_959_is_refused_with_its_line() {
+        let csv = every_position();
+        let last = csv.lines().last().unwrap();
+        assert!(last.starts_with("959,"), "{last}");
+        let bad = csv.replace(last, &last.replacen("959", "960", 1));
+        match read_csv(bad.as_bytes()) {
+            Err(ReadCsvError::BadPosition { line, scharnagl }) => {
+                assert_eq!((line, scharnagl), (961, 960));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

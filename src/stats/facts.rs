@@ -146,3 +146,48 @@ pub fn parse_year(date: &[u8]) -> Option<i32> {
             .fold(0, |n, digit| n * 10 + i32::from(digit - b'0'))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::split::GameReader;
+
+    #[test]
+    fn a_year_is_the_first_four_digits_of_a_date() {
+        for (date, year) in [
+            (&b"2024.05.??"[..], Some(2024)),
+            (b"1851.??.??", Some(1851)),
+            (b"0999", Some(999)),
+            (b"????.??.??", None),
+            (b"24.05.2024", None),
+            (b"202", None),
+            (b"", None),
+        ] {
+            assert_eq!(parse_year(date), year, "{:?}", String::from_utf8_lossy(date));
+        }
+    }
+
+    /// The groups of every game of `pgn`, in order.
+    fn groups(pgn: &str, by: &str) -> Vec<String> {
+        let batch = GameReader::new(pgn.as_bytes())
+            .next_batch()
+            .unwrap()
+            .unwrap();
+        let group_by = GroupBy::from_arg(by);
+        batch
+            .games
+            .iter()
+            .map(|game| group_by.group_of(&batch, game, &Reading::of(&batch, game)))
+            .collect()
+    }
+
+    #[test]
+    fn a_games_group_is_its_own_last_tag_of_the_name() {
+        let pgn = "[Event \"a\"]\n[Date \"2019.01.01\"]\n[Site \"x\"]\n\n*\n\n\
+                   [Event \"b\"]\n[Site \"y\"]\n[Date \"????.??.??\"]\n[site \"z\"]\n\n*\n\n\
+                   [Event \"c\"]\n[Site \"\"]\n\n*\n";
+        assert_eq!(groups(pgn, "Site"), ["x", "z", UNKNOWN_GROUP]);
+        assert_eq!(groups(pgn, "year"), ["2019", UNKNOWN_GROUP, UNKNOWN_GROUP]);
+        assert_eq!(groups(pgn, "Event"), ["a", "b", "c"]);
+    }
+}
