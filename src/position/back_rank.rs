@@ -770,6 +770,12 @@ mod tests {
         for (text, expected) in cases {
             assert_eq!(text.parse::<BackRank>(), Err(*expected), "{text}");
         }
+        // From bytes, a byte that is not ASCII is no letter to show.
+        assert_eq!(BackRank::from_ascii(b"RNBQKBNX"), Err(Letter('X')));
+        assert_eq!(
+            BackRank::from_ascii(b"RNBQKBN\xe9"),
+            Err(Letter(char::REPLACEMENT_CHARACTER))
+        );
     }
 
     #[test]
