@@ -780,6 +780,14 @@ mod tests {
 
     #[test]
     fn error_messages() {
+        assert_eq!(
+            BackRank::from_scharnagl(960).unwrap_err().to_string(),
+            "Scharnagl id 960 is not in 0..=959"
+        );
+        assert_eq!(
+            BackRank::from_fritz9(0).unwrap_err().to_string(),
+            "Fritz9 id 0 is not in 1..=960"
+        );
         let message = |text: &str| text.parse::<BackRank>().unwrap_err().to_string();
         assert_eq!(message("RNBQKBN"), "7 letters, not 8");
         assert_eq!(

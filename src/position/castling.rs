@@ -232,6 +232,34 @@ mod tests {
     use crate::BackRank;
 
     #[test]
+    fn a_notation_has_its_name_and_writes_its_own_letters_alone() {
+        use CastlingNotation::{Shredder, Xfen};
+        assert_eq!((Xfen.name(), Shredder.name()), ("xfen", "shredder"));
+        assert_eq!(
+            (Xfen.to_string(), Shredder.to_string()),
+            ("xfen".to_string(), "shredder".to_string())
+        );
+        for (field, xfen, shredder) in [
+            (&b"KQkq"[..], true, false),
+            (b"Kq", true, false),
+            (b"HAha", false, true),
+            (b"BHbh", false, true),
+            (b"-", true, true),
+            (b"", false, false),
+            (b"KAka", false, false),
+            (b"K-", false, false),
+        ] {
+            let field_text = String::from_utf8_lossy(field);
+            assert_eq!(Xfen.writes(field), xfen, "X-FEN {field_text:?}");
+            assert_eq!(
+                Shredder.writes(field),
+                shredder,
+                "Shredder-FEN {field_text:?}"
+            );
+        }
+    }
+
+    #[test]
     fn castling_field_checks() {
         let board = BackRank::from_scharnagl(0).unwrap().board();
         assert_eq!(castling_rooks(&board, "KQkq").map(Bitboard::count), Ok(4));

@@ -163,7 +163,12 @@ mod tests {
             (b"202", None),
             (b"", None),
         ] {
-            assert_eq!(parse_year(date), year, "{:?}", String::from_utf8_lossy(date));
+            assert_eq!(
+                parse_year(date),
+                year,
+                "{:?}",
+                String::from_utf8_lossy(date)
+            );
         }
     }
 
