@@ -151,3 +151,31 @@ fn argument_errors_say_what_is_missing_or_allowed() {
         );
     }
 }
+
+/// `pgn960 completions SHELL | head` and `pgn960 man | head`: a reader
+/// that stops early ends the run quietly, never with a panic.
+#[test]
+fn completions_and_man_end_quietly_when_the_reader_stops() {
+    use std::process::Stdio;
+    for args in [
+        &["completions", "bash"][..],
+        &["completions", "zsh"],
+        &["man"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pgn960"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("pgn960 runs");
+        // Close the reading end at once: every write meets a closed pipe.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().expect("pgn960 ends");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(
+            stderr.is_empty(),
+            "{args:?}: a closed pipe is no error: {stderr}"
+        );
+    }
+}

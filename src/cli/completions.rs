@@ -1,7 +1,7 @@
 //! `pgn960 completions`: tab completion of commands and options, for each
 //! shell clap_complete knows.
 
-use std::io;
+use std::io::{self, Write};
 
 use clap::CommandFactory;
 use clap_complete::Shell;
@@ -23,6 +23,10 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
     let mut command = Cli::command();
-    clap_complete::generate(args.shell, &mut command, "pgn960", &mut io::stdout().lock());
+    // Written whole, then out: `generate` panics on a write error, and a
+    // closed pipe (`| head`) must end the run quietly, as `man`'s does.
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut command, "pgn960", &mut script);
+    io::stdout().lock().write_all(&script)?;
     Ok(EXIT_OK)
 }
