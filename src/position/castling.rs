@@ -270,6 +270,39 @@ mod tests {
         assert!(castling_rooks(&board, "X").is_err());
     }
 
+    /// What is wrong is told with the side it is wrong for.
+    #[test]
+    fn a_wrong_letter_is_told_with_its_side() {
+        let board = BackRank::from_scharnagl(0).unwrap().board();
+        let error = |board: &Board, field| castling_rooks(board, field).unwrap_err();
+        assert_eq!(error(&board, "A"), "A: no White rook on a1");
+        assert_eq!(error(&board, "a"), "a: no Black rook on a8");
+        let kings_up: Board = "4r3/8/4k3/8/8/8/8/4K2R".parse().unwrap();
+        assert_eq!(
+            error(&kings_up, "Q"),
+            "Q: no White rook on the a-side of the king"
+        );
+        assert_eq!(
+            error(&kings_up, "k"),
+            "k: Black's king is not on its back rank"
+        );
+    }
+
+    #[test]
+    fn to_fen_writes_the_notation_asked_for() {
+        let start = StartArray::Chess960(BackRank::from_scharnagl(0).unwrap());
+        let xfen = start.to_fen(CastlingNotation::Xfen);
+        let shredder = start.to_fen(CastlingNotation::Shredder);
+        assert_eq!(
+            xfen,
+            "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1"
+        );
+        assert_eq!(
+            shredder,
+            "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1"
+        );
+    }
+
     #[test]
     fn every_start_and_every_set_of_rights_round_trips_in_both_notations() {
         let ranks: Vec<BackRank> = BackRank::all().collect();
