@@ -438,6 +438,9 @@ mod tests {
             setup.setup().map(|s| s.castling_rights),
             Some(Bitboard::EMPTY)
         );
+        // ... and played from its own board.
+        let board: Board = "8/8/8/8/8/8/8/K6k".parse().unwrap();
+        assert_eq!(setup.setup().map(|s| s.board), Some(board));
         let bad_turn = read(&format!("{zero} x KQkq - 0 1")).unwrap();
         assert!(
             matches!(&bad_turn.problems[..], [FenProblem::Unparsable(m)] if m.contains("side to move"))
