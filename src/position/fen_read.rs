@@ -402,6 +402,7 @@ mod tests {
                 "bbqnnrk/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRK w KQkq - 0 1",
                 "bbqnnrkr/pppppppp/8/8/4P3/8/PPPP1PPP/BBQNNRKR b KQkq - 0 1",
                 "bbqnnrkr/pppppppp/44/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1",
+                "bbqnnrkr/ppppppp1/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1",
                 "bbqnnrkrx/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1",
                 "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR[] w KQkq - 0 1",
                 "",
@@ -455,9 +456,45 @@ mod tests {
             bad_castling.setup().is_some(),
             "played on without the rights"
         );
+        // A bad field other than the side to move and castling is told.
+        let bad_clock = read("8/8/8/8/8/8/8/K6k w - - x 1").unwrap();
+        assert!(
+            matches!(&bad_clock.problems[..], [FenProblem::Unparsable(m)] if m.contains("K6k w - - x 1")),
+            "{:?}",
+            bad_clock.problems
+        );
+        assert_eq!(bad_clock.setup(), None);
         assert!(matches!(read("not a fen"), Err(FenError::RankCount(1))));
         // Bytes that are not UTF-8 never read as a FEN.
         assert!(read_fen(b"\xff").is_err());
+    }
+
+    /// Four fields are a whole FEN (the clocks may be left out), read the
+    /// short way (single spaces) or field by field (here, double spaces).
+    #[test]
+    fn four_fields_and_the_clocks_either_way() {
+        for gap in [" ", "  "] {
+            let read = |rest: &str| {
+                let fen = format!("8/8/8/8/8/8/8/K6k{gap}{}", rest.replace(' ', gap));
+                read_fen(fen.as_bytes()).unwrap()
+            };
+            let four = read("b - -");
+            assert!(four.problems.is_empty(), "{gap:?}: {:?}", four.problems);
+            assert!(four.complete);
+            assert_eq!(four.turn, Some(Color::Black));
+            for (clocks, initial) in [
+                ("0 1", true),
+                ("3 1", false),
+                ("0 7", false),
+                ("2 9", false),
+            ] {
+                assert_eq!(
+                    read(&format!("w - - {clocks}")).clocks_initial,
+                    initial,
+                    "{gap:?} {clocks}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -388,6 +388,11 @@ mod tests {
         assert_eq!(start, StartArray::DoubleFrc { white, black });
         assert_eq!(start.scharnagl(), None);
         assert_eq!(start.fritz9(), None);
+        let chess960 = StartArray::Chess960(black);
+        assert_eq!(
+            (chess960.scharnagl(), chess960.fritz9()),
+            (Some(0), Some(81))
+        );
         assert_eq!(StartArray::from_fen(&start.to_xfen()), Ok(start));
         assert_eq!(StartArray::from_fen(&start.to_shredder_fen()), Ok(start));
         assert_eq!(
