@@ -453,6 +453,22 @@ mod tests {
             error("rnbqkbnr/pppppppp/8/8/3N4/8/PPPPPPPP/RNBQKBNR"),
             "not a start position: d4 holds a white knight (ranks 3 to 6 must be empty)"
         );
+        // Black's ranks are checked as strictly: the first wrong square
+        // is the last of the board.
+        assert_eq!(
+            StartArray::from_fen("rnbqkbn1/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"),
+            Err(StartFenError::NotAStart {
+                square: Square::H8,
+                found: None
+            })
+        );
+        assert_eq!(
+            StartArray::from_fen("rnbqkbnr/ppppppp1/8/8/8/8/PPPPPPPP/RNBQKBNR"),
+            Err(StartFenError::NotAStart {
+                square: Square::H7,
+                found: None
+            })
+        );
     }
 
     mod properties {
