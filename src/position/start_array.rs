@@ -453,20 +453,28 @@ mod tests {
             error("rnbqkbnr/pppppppp/8/8/3N4/8/PPPPPPPP/RNBQKBNR"),
             "not a start position: d4 holds a white knight (ranks 3 to 6 must be empty)"
         );
-        // Black's ranks are checked as strictly: the first wrong square
-        // is the last of the board.
+        // Each rank is checked as strictly: here the first wrong square
+        // is the last of its rank.
         assert_eq!(
-            StartArray::from_fen("rnbqkbn1/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"),
-            Err(StartFenError::NotAStart {
-                square: Square::H8,
-                found: None
-            })
+            error("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPP1/RNBQKBNR"),
+            "not a start position: h2 is empty (rank 2 must be full of white pawns)"
         );
         assert_eq!(
-            StartArray::from_fen("rnbqkbnr/ppppppp1/8/8/8/8/PPPPPPPP/RNBQKBNR"),
+            error("rnbqkbnr/ppppppp1/8/8/8/8/PPPPPPPP/RNBQKBNR"),
+            "not a start position: h7 is empty (rank 7 must be full of black pawns)"
+        );
+        assert_eq!(
+            error("rnbqkbn1/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"),
+            "not a start position: h8 is empty (rank 8 must hold black pieces, no pawns)"
+        );
+        assert_eq!(
+            StartArray::from_fen("rnbqkbnp/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"),
             Err(StartFenError::NotAStart {
-                square: Square::H7,
-                found: None
+                square: Square::H8,
+                found: Some(Piece {
+                    color: Color::Black,
+                    role: Role::Pawn
+                })
             })
         );
     }
