@@ -111,6 +111,10 @@ mod tests {
             "the \\n of a split \\r\\n"
         );
         assert_eq!(count_line_ends(b"\nx", 0, 2, false), 1);
+        // Counting from within the data, the byte before `from` tells
+        // whether a `\n` there ends a line of its own.
+        assert_eq!(count_line_ends(b"a\r\nb", 2, 4, false), 0);
+        assert_eq!(count_line_ends(b"a\n\nb", 2, 4, false), 1);
         let counter = LineCounter::new(data);
         assert_eq!(counter.line_of(7), 4);
         assert_eq!(counter.line_of(0), 1);
