@@ -51,7 +51,9 @@ pub use window::{MappedWindow, StreamWindow, Window};
 
 #[cfg(test)]
 mod tests {
+    use std::cell::Cell;
     use std::io::{self, Read};
+    use std::rc::Rc;
     use std::sync::Arc;
     use std::sync::atomic::AtomicU64;
 
@@ -331,5 +333,91 @@ mod tests {
         }
         assert_eq!(all, input);
         assert_eq!(heads, vec![(1, true, 1), (2, false, 1)]);
+    }
+
+    #[test]
+    fn a_game_that_ends_inside_a_comment_is_cut_off() {
+        for (input, cut_off) in [
+            (
+                &b"[Event \"a\"]\n\n1. e4 *\n\n[Event \"b\"]\n\n1. e4 {never closed"[..],
+                true,
+            ),
+            (
+                b"[Event \"a\"]\n\n1. e4 *\n\n[Event \"b\"]\n\n1. e4 {closed} *",
+                false,
+            ),
+        ] {
+            let mut reader = GameReader::new(input);
+            let mut games = Vec::new();
+            while let Some(batch) = reader.next_batch().unwrap() {
+                games.extend(batch.games.iter().map(|game| game.cut_off));
+            }
+            assert_eq!(games, [false, cut_off]);
+        }
+    }
+
+    /// The tag limit of a game counts its own tags, not those of the games
+    /// before it in the buffer.
+    #[test]
+    fn many_small_games_in_one_batch_are_not_oversized() {
+        let mut input = Vec::new();
+        for i in 0..100_000 {
+            let game = format!("[Event \"{i}\"]\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *\n");
+            input.extend_from_slice(game.as_bytes());
+        }
+        // One batch, read a piece at a time: the games before the one
+        // being read keep their tags until the batch goes out.
+        let source = Counting {
+            rest: &input,
+            read: Rc::default(),
+        };
+        let mut reader = GameReader::new(source).batch_bytes(64 << 20);
+        let mut games = 0;
+        while let Some(batch) = reader.next_batch().unwrap() {
+            assert!(batch.games.iter().all(|game| !game.continued));
+            games += batch.games.len();
+        }
+        assert_eq!(games, 100_000);
+    }
+
+    /// Reads from a slice at most 64 KiB at a time, as a pipe does,
+    /// counting the bytes read.
+    struct Counting<'a> {
+        rest: &'a [u8],
+        read: Rc<Cell<usize>>,
+    }
+
+    impl Read for Counting<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let most = buf.len().min(64 << 10);
+            let n = self.rest.read(&mut buf[..most])?;
+            self.read.set(self.read.get() + n);
+            Ok(n)
+        }
+    }
+
+    /// A blank line of a lone `\r` (old Mac files) is decided as soon as
+    /// the byte after it is read: the first games go out long before the
+    /// end of the input.
+    #[test]
+    fn lone_cr_blank_lines_do_not_wait_for_the_end_of_input() {
+        let mut input = Vec::new();
+        for i in 0..100_000 {
+            input.extend_from_slice(format!("[Event \"{i}\"]\r\r1. e4 *\r\r").as_bytes());
+        }
+        let read = Rc::new(Cell::new(0));
+        let source = Counting {
+            rest: &input,
+            read: Rc::clone(&read),
+        };
+        let mut reader = GameReader::new(source).batch_bytes(64 << 10);
+        let first = reader.next_batch().unwrap().expect("a batch");
+        assert!(first.games.len() > 100);
+        assert!(
+            read.get() < input.len() / 2,
+            "{} of {} bytes read for the first batch",
+            read.get(),
+            input.len()
+        );
     }
 }

@@ -189,3 +189,83 @@ pub(super) fn parse_tag(buf: &[u8], name: Range<usize>, eol: usize) -> (TagSpan,
 fn after_spaces(line: &[u8], from: usize) -> Option<usize> {
     (from..line.len()).find(|&i| line[i] != b' ' && line[i] != b'\t')
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The general reading of a line from the `[` at 0, when it holds one
+    /// well-formed pair up to its line end: the name, the value and the
+    /// line end.
+    fn general(buf: &[u8], eof: bool) -> Option<(Range<usize>, Range<usize>, usize)> {
+        let name = tag_name_at(buf, 0)?;
+        let LineEnd::At(eol) = line_end_at(buf, 0, find_line_end(buf, 0), eof) else {
+            return None;
+        };
+        let (tag, after) = parse_tag(buf, name.clone(), eol);
+        (tag.well_formed && after == eol).then_some((name, tag.value, eol))
+    }
+
+    /// Whatever the one-pass reading takes, the general one reads the same
+    /// (over every line made of the pieces below); and it does take the
+    /// plain lines.
+    #[test]
+    fn the_plain_reading_is_the_general_reading() {
+        let blanks = ["", " ", "\t"];
+        let names = ["Event", "_1", "", "E\"v", "x]"];
+        let openings = [" \"", "  \"", "\"", " \"\"", "\t\""];
+        let values = ["", "x", "a b", "x\\\"y", "\\", "]", "\"", "\\\\"];
+        let closings = ["\"]", "\" ]", "\"", "]", "\"]]", "\"]x"];
+        let ends = ["\n", "\r", "\r\n", "", " \n", "\r["];
+        let mut plain = 0;
+        for blank in blanks {
+            for name in names {
+                for opening in openings {
+                    for value in values {
+                        for closing in closings {
+                            for end in ends {
+                                let line = format!("[{blank}{name}{opening}{value}{closing}{end}");
+                                for eof in [true, false] {
+                                    let Some(read) = plain_tag_line(line.as_bytes(), 0, eof) else {
+                                        continue;
+                                    };
+                                    plain += 1;
+                                    assert_eq!(
+                                        general(line.as_bytes(), eof),
+                                        Some((read.name, read.value, read.eol)),
+                                        "{line:?}, eof {eof}"
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(plain > 50, "{plain} plain lines");
+        for line in ["[Event \"x\"]\n", "[_1 \"\"]\r\n", "[Event \"x\"]\r["] {
+            assert!(
+                plain_tag_line(line.as_bytes(), 0, false).is_some(),
+                "{line:?}"
+            );
+        }
+        for line in [
+            "[Event \"x\\]\n",
+            "[Event \"x\"]",
+            "[Event \"x\" ]\n",
+            "[ Event \"x\"]\n",
+        ] {
+            assert!(
+                plain_tag_line(line.as_bytes(), 0, false).is_none(),
+                "{line:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_name_may_follow_blanks() {
+        assert_eq!(tag_name_at(b"[ \tEvent \"x\"]", 0), Some(3..8));
+        assert_eq!(tag_name_at(b"[ ", 0), None);
+        assert_eq!(tag_name_at(b"[\"x\"]", 0), None);
+    }
+}

@@ -75,13 +75,6 @@ pub struct Game {
     pub at_end: bool,
 }
 
-impl Game {
-    /// Whether the game has a tag section at all.
-    pub fn has_tags(&self) -> bool {
-        !self.tags.is_empty()
-    }
-}
-
 /// A run of whole games (plus, first, the tail of an oversized game) as
 /// one contiguous buffer: the unit of parallel work.
 #[derive(Debug, Default)]
