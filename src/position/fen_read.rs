@@ -403,6 +403,7 @@ mod tests {
                 "bbqnnrkr/pppppppp/8/8/4P3/8/PPPP1PPP/BBQNNRKR b KQkq - 0 1",
                 "bbqnnrkr/pppppppp/44/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1",
                 "bbqnnrkr/ppppppp1/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1",
+                "BBQNNRKR/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1",
                 "bbqnnrkrx/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1",
                 "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR[] w KQkq - 0 1",
                 "",
