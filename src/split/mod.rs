@@ -420,4 +420,28 @@ mod tests {
             input.len()
         );
     }
+
+    /// A game of more tags than any game has is handed out in pieces, so
+    /// that a hostile tag section cannot hold the whole input in memory.
+    #[test]
+    fn a_game_of_too_many_tags_comes_in_pieces() {
+        // 16 bytes, then tag lines of 8: the first read (1 MiB) ends at a
+        // line end, where the reader decides.
+        let mut input = b"[Event \"abcde\"]\n".to_vec();
+        for _ in 0..200_000 {
+            input.extend_from_slice(b"[T \"v\"]\n");
+        }
+        input.extend_from_slice(b"\n*\n");
+        let mut reader = GameReader::new(&input[..]);
+        let mut pieces = Vec::new();
+        while let Some(batch) = reader.next_batch().unwrap() {
+            pieces.extend(
+                batch
+                    .games
+                    .iter()
+                    .map(|game| (game.continued, batch.tags_of(game).len())),
+            );
+        }
+        assert_eq!(pieces.first(), Some(&(true, 131_071)), "{pieces:?}");
+    }
 }
