@@ -335,6 +335,28 @@ mod tests {
         assert_eq!(heads, vec![(1, true, 1), (2, false, 1)]);
     }
 
+    /// An oversized game cut where a line holds only blanks so far: that
+    /// line is still undecided, and when its first other byte is a `%` it
+    /// is an escape line, whose `{` opens no comment.
+    #[test]
+    fn a_line_of_blanks_at_a_cut_may_still_become_an_escape_line() {
+        let mut input = b"[Event \"big\"]\n\n".to_vec();
+        // The first read (1 MiB) ends after three blanks of a new line.
+        let before_blanks = (1 << 20) - 3;
+        while input.len() + 9 <= before_blanks {
+            input.extend_from_slice(b"1. e4 e5\n");
+        }
+        input.resize(before_blanks - 1, b' ');
+        input.extend_from_slice(b"\n   % {not a comment\n\n[Event \"next\"]\n\n*\n");
+        assert_eq!(&input[(1 << 20) - 4..(1 << 20) + 1], b"\n   %");
+        let mut reader = GameReader::new(&input[..]).max_game_bytes(64 << 10);
+        let mut heads = Vec::new();
+        while let Some(batch) = reader.next_batch().unwrap() {
+            heads.extend(batch.games.iter().map(|game| (game.index, game.cut_off)));
+        }
+        assert_eq!(heads, [(1, false), (2, false)]);
+    }
+
     #[test]
     fn a_game_that_ends_inside_a_comment_is_cut_off() {
         for (input, cut_off) in [
