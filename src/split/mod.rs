@@ -227,6 +227,22 @@ mod tests {
         assert_eq!(games[1].0, 5);
     }
 
+    /// Files stitched together from old Mac, Unix and Windows parts: a
+    /// blank line of a lone `\r` right after a `\n` is one line end, not
+    /// the start of a `\r\n`, so the tag line after it is read as one.
+    #[test]
+    fn a_lone_cr_after_a_line_feed_is_a_line_of_its_own() {
+        let input = b"[Event \"a\"]\n\r[Site \"s\"]\n\n1. e4 *\n";
+        let batch = GameReader::new(&input[..]).next_batch().unwrap().unwrap();
+        assert_eq!(batch.games.len(), 1);
+        let names: Vec<&[u8]> = batch
+            .tags_of(&batch.games[0])
+            .iter()
+            .map(|tag| batch.name(tag))
+            .collect();
+        assert_eq!(names, [&b"Event"[..], b"Site"]);
+    }
+
     #[test]
     fn hostile_tag_values() {
         let input = br#"[A "b\""] [B "b\""] [C "A]]"] [D "A]]["] [E "\"A]][\""]
@@ -333,6 +349,48 @@ mod tests {
         }
         assert_eq!(all, input);
         assert_eq!(heads, vec![(1, true, 1), (2, false, 1)]);
+    }
+
+    /// An oversized game cut just before a line end: the line after it
+    /// starts right after that line end, so a tag pair there starts the
+    /// next game.
+    #[test]
+    fn a_tag_line_right_after_a_cut_before_a_line_end_starts_a_game() {
+        let read_bytes = window::READ_BYTES;
+        let mut input = b"[Event \"big\"]\n\n".to_vec();
+        while input.len() < read_bytes {
+            input.extend_from_slice(b"e4 ");
+        }
+        input.truncate(read_bytes); // the first read ends here
+        input.extend_from_slice(b"\n[Event \"next\"]\n\n*\n");
+        let mut reader = GameReader::new(&input[..]).max_game_bytes(64 << 10);
+        let mut heads = Vec::new();
+        while let Some(batch) = reader.next_batch().unwrap() {
+            for game in &batch.games {
+                heads.push((game.index, game.continued));
+            }
+        }
+        assert_eq!(heads, [(1, true), (2, false)]);
+    }
+
+    /// However low the limit is set, games up to 64 KiB come whole, even
+    /// the one half read when a read ends.
+    #[test]
+    fn games_up_to_64_kib_come_whole_under_any_limit() {
+        let game = format!("[Event \"x\"]\n\n{}*\n\n", "e4 ".repeat(300));
+        let count = window::READ_BYTES / game.len() + 2;
+        // The first read ends in the movetext of a game.
+        assert!(window::READ_BYTES % game.len() > 20);
+        let input = game.repeat(count);
+        let mut reader = GameReader::new(input.as_bytes()).max_game_bytes(1);
+        let mut games = 0;
+        while let Some(batch) = reader.next_batch().unwrap() {
+            for game in &batch.games {
+                assert!(!game.continued, "game {} cut in pieces", game.index);
+                games += 1;
+            }
+        }
+        assert_eq!(games, count);
     }
 
     /// An oversized game cut where a line holds only blanks so far: that

@@ -262,6 +262,21 @@ mod tests {
         }
     }
 
+    /// Blanks between the closing quote and the `]` (`[FEN "..." ]`, as
+    /// some editors write) still close the pair; other bytes do not.
+    #[test]
+    fn blanks_may_stand_before_the_closing_bracket() {
+        for line in ["[FEN \"x\" ]\n", "[FEN \"x\"\t ]\n", "[FEN \"x\"]\n"] {
+            let (tag, after) = parse_tag(line.as_bytes(), 1..4, line.len() - 1);
+            assert!(tag.well_formed, "{line:?}");
+            assert_eq!(tag.value, 6..7, "{line:?}");
+            assert_eq!(after, line.len() - 1, "{line:?}");
+        }
+        let line = b"[FEN \"x\" y]\n";
+        let (tag, _) = parse_tag(line, 1..4, line.len() - 1);
+        assert!(!tag.well_formed);
+    }
+
     #[test]
     fn a_name_may_follow_blanks() {
         assert_eq!(tag_name_at(b"[ \tEvent \"x\"]", 0), Some(3..8));
