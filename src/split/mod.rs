@@ -205,6 +205,11 @@ mod tests {
         // A blank line inside one tag section is not a boundary.
         let input = b"[Event \"a\"]\n\n[Site \"s\"]\n\n1. e4 *\n";
         assert_eq!(split(input).len(), 1);
+        // Whatever ends the lines.
+        for eol in ["\r", "\r\n"] {
+            let input = format!("[Event \"a\"]{eol}{eol}[Site \"s\"]{eol}{eol}1. e4 *{eol}");
+            assert_eq!(split(input.as_bytes()).len(), 1, "{eol:?}");
+        }
         // Nor is a repeated tag without a blank line.
         let input = b"[FEN \"x\"]\n[FEN \"y\"]\n\n1. e4 *\n";
         assert_eq!(split(input).len(), 1);
@@ -371,6 +376,22 @@ mod tests {
             }
         }
         assert_eq!(heads, [(1, true), (2, false)]);
+    }
+
+    /// A tag line after movetext that a read cuts in two: the scan waits
+    /// for the rest of the line, and the tag pair starts the next game.
+    #[test]
+    fn a_tag_line_cut_by_a_read_still_starts_a_game() {
+        let read_bytes = window::READ_BYTES;
+        let mut input = b"[Event \"a\"]\n\n".to_vec();
+        while input.len() < read_bytes {
+            input.extend_from_slice(b"e4 ");
+        }
+        input.truncate(read_bytes - 6);
+        input.extend_from_slice(b"\n[Event \"b\"]\n\n*\n"); // the read ends in `[Event`
+        let games = split(&input);
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[1].1, "[Event \"b\"]\n\n*\n");
     }
 
     /// However low the limit is set, games up to 64 KiB come whole, even
