@@ -356,17 +356,23 @@ mod tests {
         assert_eq!(heads, vec![(1, true, 1), (2, false, 1)]);
     }
 
+    /// A game's tag line and movetext, `len` bytes of it: no result, no
+    /// line end.
+    fn game_head_of(len: usize) -> Vec<u8> {
+        let mut game = b"[Event \"a\"]\n\n".to_vec();
+        while game.len() < len {
+            game.extend_from_slice(b"e4 ");
+        }
+        game.truncate(len);
+        game
+    }
+
     /// An oversized game cut just before a line end: the line after it
     /// starts right after that line end, so a tag pair there starts the
     /// next game.
     #[test]
     fn a_tag_line_right_after_a_cut_before_a_line_end_starts_a_game() {
-        let read_bytes = window::READ_BYTES;
-        let mut input = b"[Event \"big\"]\n\n".to_vec();
-        while input.len() < read_bytes {
-            input.extend_from_slice(b"e4 ");
-        }
-        input.truncate(read_bytes); // the first read ends here
+        let mut input = game_head_of(window::READ_BYTES); // the first read ends here
         input.extend_from_slice(b"\n[Event \"next\"]\n\n*\n");
         let mut reader = GameReader::new(&input[..]).max_game_bytes(64 << 10);
         let mut heads = Vec::new();
@@ -382,12 +388,7 @@ mod tests {
     /// for the rest of the line, and the tag pair starts the next game.
     #[test]
     fn a_tag_line_cut_by_a_read_still_starts_a_game() {
-        let read_bytes = window::READ_BYTES;
-        let mut input = b"[Event \"a\"]\n\n".to_vec();
-        while input.len() < read_bytes {
-            input.extend_from_slice(b"e4 ");
-        }
-        input.truncate(read_bytes - 6);
+        let mut input = game_head_of(window::READ_BYTES - 6);
         input.extend_from_slice(b"\n[Event \"b\"]\n\n*\n"); // the read ends in `[Event`
         let games = split(&input);
         assert_eq!(games.len(), 2);
