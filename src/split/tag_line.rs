@@ -262,8 +262,8 @@ mod tests {
         }
     }
 
-    /// Blanks between the closing quote and the `]` (`[FEN "..." ]`, as
-    /// some editors write) still close the pair; other bytes do not.
+    /// Blanks between the closing quote and the `]` (`[FEN "..." ]`) still
+    /// close the pair; other bytes do not.
     #[test]
     fn blanks_may_stand_before_the_closing_bracket() {
         for line in ["[FEN \"x\" ]\n", "[FEN \"x\"\t ]\n", "[FEN \"x\"]\n"] {
