@@ -25,6 +25,8 @@
 //!   word: a move number (`12.`, `12...`, possibly glued to its move), a NAG
 //!   (`$1`), an annotation glyph on its own (`!?`), or a move.
 
+mod plies;
+
 use std::ops::Range;
 
 /// The four game results.
@@ -417,9 +419,16 @@ impl Iterator for Mainline<'_> {
 
 /// The mainline's moves: how many plies a game has, counted without
 /// replaying them (every word that is not a number, NAG, glyph or result,
-/// outside variations and comments, up to the result), in the tight loop
-/// of [`Mainline`]: `games` counts the plies of every game.
+/// outside variations and comments, up to the result): `games` counts the
+/// plies of every game. Bit masks 64 bytes at a time where the text holds
+/// only words and brace comments (`plies`), else the tight loop of
+/// [`Mainline`].
 pub fn mainline_plies(text: &[u8], starts_line: bool) -> u32 {
+    plies::count_plies(text).unwrap_or_else(|| lexed_plies(text, starts_line))
+}
+
+/// [`mainline_plies`] by [`Mainline`], a token at a time.
+fn lexed_plies(text: &[u8], starts_line: bool) -> u32 {
     let mut plies = 0;
     for token in Lexer::new(text, starts_line).mainline() {
         if token.kind == TokenKind::Result {

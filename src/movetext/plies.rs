@@ -1,0 +1,422 @@
+//! Counting a game's mainline moves at the speed of its bytes: `games`
+//! counts the plies of every game, and reading movetext a token at a time
+//! cost it more than cutting the archive into games.
+//!
+//! The count reads 64 bytes at a time as bit masks (the splitter's way,
+//! see `split::block`): where words start is worked out for the whole
+//! block with shifts and one addition, brace comments are cut out of it,
+//! and the words that begin with a letter, nearly every move, are counted
+//! with one `popcnt`. Only words that begin with a digit, `*`, `!` or `?`
+//! (move numbers, results, glyphs, `0-0`) are read one by one, by the same
+//! rules as [`Mainline`](super::Mainline). A comment that runs past its
+//! block is skipped with one search for its `}`.
+//!
+//! Movetext this fast path does not read, a `;` comment, an escape line
+//! (`%`) or a variation, outside comments, is counted by the lexer
+//! instead ([`super::mainline_plies`] falls back), so both ways give the
+//! same count for every text; the tests hold them to it.
+
+use super::{ends_word, is_glyphs, is_result, move_number_len};
+
+/// Bytes per block: one bit of a `u64` each.
+const BLOCK: usize = 64;
+
+/// Bit masks of one block: bit `i` stands for its byte `i`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Masks {
+    /// Bytes that end a word: white space and `{ } ( ) ;`.
+    term: u64,
+    /// `.`, skipped where a word may start (`1. e4`, `1... e5`).
+    dot: u64,
+    /// `{`.
+    open: u64,
+    /// `}`.
+    close: u64,
+    /// `;`, `%`, `(` and `)`: what only the lexer reads.
+    lexer_only: u64,
+    /// Digits, `*`, `!` and `?`: a word beginning with one is read alone.
+    read_alone: u64,
+    /// `$`: a word beginning with it is a NAG.
+    nag: u64,
+    /// Digits: a word of digits and then dots is a move number.
+    digit: u64,
+}
+
+/// Classifies one byte into `masks` at bit `i`.
+#[inline(always)]
+fn classify_byte(masks: &mut Masks, i: usize, b: u8) {
+    let bit = |hit: bool| u64::from(hit) << i;
+    masks.term |= bit(ends_word(b));
+    masks.dot |= bit(b == b'.');
+    masks.open |= bit(b == b'{');
+    masks.close |= bit(b == b'}');
+    masks.lexer_only |= bit(matches!(b, b';' | b'%' | b'(' | b')'));
+    masks.read_alone |= bit(b.is_ascii_digit() || matches!(b, b'*' | b'!' | b'?'));
+    masks.nag |= bit(b == b'$');
+    masks.digit |= bit(b.is_ascii_digit());
+}
+
+/// The masks of a block, a byte at a time.
+#[cfg(any(not(target_arch = "x86_64"), test))]
+fn masks_scalar(chunk: &[u8; BLOCK]) -> Masks {
+    let mut masks = Masks::default();
+    for (i, &b) in chunk.iter().enumerate() {
+        classify_byte(&mut masks, i, b);
+    }
+    masks
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn masks(chunk: &[u8; BLOCK]) -> Masks {
+    masks_scalar(chunk)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn masks(chunk: &[u8; BLOCK]) -> Masks {
+    // SAFETY: SSE2 is part of the x86_64 baseline, so every x86_64 CPU
+    // runs `masks_sse2`.
+    unsafe { masks_sse2(chunk) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+#[inline]
+fn masks_sse2(chunk: &[u8; BLOCK]) -> Masks {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8, _mm_sub_epi8,
+    };
+
+    #[target_feature(enable = "sse2")]
+    fn eq(v: __m128i, byte: u8) -> __m128i {
+        _mm_cmpeq_epi8(v, _mm_set1_epi8(byte as i8))
+    }
+    #[target_feature(enable = "sse2")]
+    fn or(a: __m128i, b: __m128i) -> __m128i {
+        _mm_or_si128(a, b)
+    }
+    #[target_feature(enable = "sse2")]
+    fn bits(v: __m128i, lane: usize) -> u64 {
+        u64::from(_mm_movemask_epi8(v) as u16) << (16 * lane)
+    }
+
+    let mut masks = Masks::default();
+    for (lane, bytes) in chunk.chunks_exact(16).enumerate() {
+        // SAFETY: `bytes` holds 16 bytes, and the load needs no alignment.
+        let v = unsafe { _mm_loadu_si128(bytes.as_ptr().cast::<__m128i>()) };
+        let open = eq(v, b'{');
+        let close = eq(v, b'}');
+        let semicolon = eq(v, b';');
+        let parens = or(eq(v, b'('), eq(v, b')'));
+        let space = or(
+            or(eq(v, b' '), eq(v, b'\t')),
+            or(eq(v, b'\n'), eq(v, b'\r')),
+        );
+        let term = or(or(space, or(open, close)), or(parens, semicolon));
+        // A digit is a byte whose distance above `0` is at most 9.
+        let above_zero = _mm_sub_epi8(v, _mm_set1_epi8(b'0' as i8));
+        let digit = _mm_cmpeq_epi8(_mm_min_epu8(above_zero, _mm_set1_epi8(9)), above_zero);
+        let read_alone = or(or(digit, eq(v, b'*')), or(eq(v, b'!'), eq(v, b'?')));
+        masks.term |= bits(term, lane);
+        masks.dot |= bits(eq(v, b'.'), lane);
+        masks.open |= bits(open, lane);
+        masks.close |= bits(close, lane);
+        masks.lexer_only |= bits(or(or(semicolon, parens), eq(v, b'%')), lane);
+        masks.read_alone |= bits(read_alone, lane);
+        masks.nag |= bits(eq(v, b'$'), lane);
+        masks.digit |= bits(digit, lane);
+    }
+    masks
+}
+
+/// The bits `from..to` of a block (`from <= to <= 64`).
+#[inline]
+fn bits_between(from: u32, to: u32) -> u64 {
+    let below_to = if to >= 64 { !0 } else { (1u64 << to) - 1 };
+    let from_up = if from >= 64 { 0 } else { !0u64 << from };
+    below_to & from_up
+}
+
+/// What a word read alone adds to the count.
+enum Alone {
+    /// A move (`0-0`, `12.e4`, `*x`): one ply.
+    Move,
+    /// A move number or glyphs: nothing.
+    Nothing,
+    /// A result: the mainline ends.
+    Result,
+}
+
+/// Whether the word starting at bit `start` of a block ends within it and
+/// is digits and then dots (`12.`, `12...`, `12`): a move number alone,
+/// told from the masks without reading the bytes again.
+#[inline]
+fn is_move_number(m: &Masks, start: u32) -> bool {
+    let ends = m.term & bits_between(start + 1, 64);
+    if ends == 0 {
+        return false;
+    }
+    let word = bits_between(start, ends.trailing_zeros());
+    let digits = m.digit & word;
+    let leading_digits = (!(digits >> start)).trailing_zeros();
+    let dots = bits_between(start + leading_digits, 64) & word;
+    leading_digits > 0 && dots & m.dot == dots
+}
+
+/// Reads the word starting at `text[start]` as [`Mainline`] does.
+///
+/// [`Mainline`]: super::Mainline
+#[inline]
+fn read_alone(text: &[u8], start: usize) -> Alone {
+    let end = text[start..]
+        .iter()
+        .position(|&b| ends_word(b))
+        .map_or(text.len(), |i| start + i);
+    let word = &text[start..end];
+    if is_result(word) {
+        return Alone::Result;
+    }
+    let number = move_number_len(word);
+    if number < word.len() && !is_glyphs(&word[number..]) {
+        Alone::Move
+    } else {
+        Alone::Nothing
+    }
+}
+
+/// The mainline's plies of `text`, up to its result, when it holds nothing
+/// but words, move numbers, NAGs and brace comments outside comments;
+/// `None` when it holds more (a `;`, a `%`, a variation): the lexer counts
+/// those.
+pub(super) fn count_plies(text: &[u8]) -> Option<u32> {
+    let mut plies = 0u32;
+    let mut at = 0;
+    // Whether a word may start at `text[at]`: the last byte before it that
+    // is not a `.` ends a word (or there is none).
+    let mut may_start = true;
+    let mut chunk = [0u8; BLOCK];
+    while at < text.len() {
+        let len = (text.len() - at).min(BLOCK);
+        let block: &[u8; BLOCK] = match text[at..].first_chunk::<BLOCK>() {
+            Some(full) => full,
+            None => {
+                // Zero ends no word and starts none that is counted: the
+                // bits past `len` are cut off below anyway.
+                chunk[..len].copy_from_slice(&text[at..]);
+                chunk[len..].fill(0);
+                &chunk
+            }
+        };
+        let m = masks(block);
+
+        // The brace comments that close within the block; one still open
+        // at its end is skipped with a search for its `}`.
+        let mut comments = 0u64;
+        let mut limit = len as u32;
+        let mut next = at + len;
+        let mut from = 0u32;
+        while from < limit {
+            let opens = m.open & bits_between(from, limit);
+            if opens == 0 {
+                break;
+            }
+            let open = opens.trailing_zeros();
+            let closes = m.close & bits_between(open + 1, len as u32);
+            if closes == 0 {
+                limit = open;
+                next = memchr::memchr(b'}', &text[at + open as usize + 1..])
+                    .map_or(text.len(), |i| at + open as usize + 1 + i + 1);
+                break;
+            }
+            let close = closes.trailing_zeros();
+            comments |= bits_between(open, close + 1);
+            from = close + 1;
+        }
+        let outside = bits_between(0, limit) & !comments;
+        if m.lexer_only & outside != 0 {
+            return None;
+        }
+
+        // Where words may start: after a byte that ends one, and after the
+        // dots that follow such a byte (the run of dots is filled by
+        // adding it to its first bit).
+        let after_term = (m.term << 1) | u64::from(may_start);
+        let (filled, carry) = (after_term & m.dot).overflowing_add(m.dot);
+        let may = after_term | (filled & !m.dot);
+        let starts = may & !m.term & !m.dot & outside;
+        may_start = if next > at + len {
+            true // after a comment's `}`
+        } else {
+            m.term >> 63 == 1 || carry
+        };
+
+        let counted = starts & !m.read_alone & !m.nag;
+        let mut from = 0u32;
+        let mut alone = starts & m.read_alone;
+        while alone != 0 {
+            let bit = alone.trailing_zeros();
+            alone &= alone - 1;
+            let alone_word = if is_move_number(&m, bit) {
+                Alone::Nothing
+            } else {
+                read_alone(text, at + bit as usize)
+            };
+            match alone_word {
+                Alone::Move => plies += 1,
+                Alone::Nothing => {}
+                Alone::Result => {
+                    return Some(plies + (counted & bits_between(from, bit)).count_ones());
+                }
+            }
+            plies += (counted & bits_between(from, bit)).count_ones();
+            from = bit;
+        }
+        plies += (counted & bits_between(from, 64)).count_ones();
+        at = next;
+    }
+    Some(plies)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::movetext::{Lexer, TokenKind};
+
+    /// The lexer's count: every mainline move up to the result.
+    fn lexed(text: &[u8]) -> u32 {
+        Lexer::new(text, true)
+            .filter(|t| t.depth == 0)
+            .take_while(|t| t.kind != TokenKind::Result)
+            .filter(|t| t.kind == TokenKind::Move)
+            .count() as u32
+    }
+
+    #[test]
+    fn sse2_masks_agree_with_a_byte_at_a_time() {
+        let mut chunk = [0u8; BLOCK];
+        let alphabet = b" \t\n\r{}();.%$*!?0159/-aNxO=+#\x00\xff\x80/:[]";
+        for seed in 0..4000u32 {
+            for (i, b) in chunk.iter_mut().enumerate() {
+                let x = seed
+                    .wrapping_mul(2_654_435_761)
+                    .wrapping_add(i as u32 * 40_503);
+                *b = alphabet[(x >> 13) as usize % alphabet.len()];
+            }
+            assert_eq!(masks(&chunk), masks_scalar(&chunk), "seed {seed}");
+        }
+        for b in 0..=255u8 {
+            let chunk = [b; BLOCK];
+            assert_eq!(masks(&chunk), masks_scalar(&chunk), "byte {b}");
+        }
+    }
+
+    #[test]
+    fn counts_moves_not_numbers_nags_glyphs_comments_or_what_follows_the_result() {
+        let text =
+            b"1. e4 { [%clk 0:01:00] } 1... e5 $1 2.Nf3 !? 2...Nc6!? 3. O-O 0-0 {a { b} 1-0 Nf3";
+        assert_eq!(count_plies(text), Some(6));
+        assert_eq!(lexed(text), 6);
+        assert_eq!(count_plies(b"e4 {never closed 1-0"), Some(1));
+        assert_eq!(count_plies(b"12 12. 1.2 *x * e4"), Some(2));
+    }
+
+    #[test]
+    fn what_only_the_lexer_reads_is_left_to_it() {
+        for text in [&b"e4 (e5) *"[..], b"e4 ; x\ne5", b"e4\n% esc\ne5", b"e4%"] {
+            assert_eq!(
+                count_plies(text),
+                None,
+                "{:?}",
+                String::from_utf8_lossy(text)
+            );
+        }
+        // Inside a comment, they are text.
+        assert_eq!(count_plies(b"e4 {(;%)} e5"), Some(2));
+    }
+
+    #[test]
+    fn words_and_comments_across_blocks() {
+        // A move number's dots, a glued move, and a comment, each placed
+        // across a block boundary at every offset.
+        for pad in 0..130 {
+            for tail in [
+                "12...Nf6 e4 *",
+                "12. ... Nf6 *",
+                "e4 {a long comment that runs well past the end of its block, and then some more} e5 1-0",
+                "Nf3..e4 . ..d5 *",
+                "{}e4{}{}e5 0-1",
+            ] {
+                let text = format!("{}{tail}", " ".repeat(pad));
+                let bytes = text.as_bytes();
+                assert_eq!(count_plies(bytes), Some(lexed(bytes)), "{text:?}");
+                let text = format!("{}. {tail}", "x".repeat(pad));
+                let bytes = text.as_bytes();
+                assert_eq!(count_plies(bytes), Some(lexed(bytes)), "{text:?}");
+            }
+        }
+    }
+
+    /// Random texts of the pieces movetext is made of: wherever the fast
+    /// count answers, it is the lexer's count.
+    #[test]
+    fn the_fast_count_is_the_lexers_count() {
+        const PIECES: &[&str] = &[
+            "1.",
+            " ",
+            "e4",
+            "\n",
+            "12...Nf6",
+            "{c}",
+            "{",
+            "}",
+            "1-0",
+            "*",
+            "0-0",
+            "$4",
+            "!?",
+            "e5!",
+            ".",
+            "\r\n",
+            "1/2-1/2",
+            "Nxd5+",
+            "\t",
+            "{ [%clk 0:00:01] }",
+            "0-1",
+            "12",
+            "...",
+            "*x",
+            "\u{e9}",
+            "O-O-O",
+            "(",
+            ";x\n",
+            "%",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut answered = 0;
+        for case in 0..40_000 {
+            let mut text = String::new();
+            for _ in 0..(case % 61) {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                // The lexer-only pieces, last in the list, come rarely.
+                let n = if state % 16 == 0 {
+                    PIECES.len()
+                } else {
+                    PIECES.len() - 3
+                };
+                text.push_str(PIECES[(state >> 8) as usize % n]);
+            }
+            let bytes = text.as_bytes();
+            if let Some(plies) = count_plies(bytes) {
+                answered += 1;
+                assert_eq!(plies, lexed(bytes), "{text:?}");
+            }
+        }
+        assert!(
+            answered > 20_000,
+            "the fast count answered {answered} times"
+        );
+    }
+}
