@@ -17,6 +17,9 @@ use super::columns::{COLUMNS, Column, Schema, Value};
 /// How many names [`Known`] has: the text of each is kept by its index.
 const KNOWN_TAGS: usize = 15;
 
+/// Where one text value lies in a row's [`GameRow::text`]: `start..end`.
+type Span = Option<(u32, u32)>;
+
 /// One game's row.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameRow {
@@ -37,9 +40,14 @@ pub struct GameRow {
     /// Each side's back rank's Scharnagl number, for any start array
     /// (Double FRC included).
     pub back_ranks: Option<(u16, u16)>,
+    /// Every text value of the row, one after another: a row is one
+    /// allocation however many tags it has (rows are read on the workers
+    /// and dropped on the writer's thread, and allocations across threads
+    /// cost more than the values).
+    text: String,
     /// The values of the known tags (the last of each name), by
     /// [`Known`]'s index; only those with a column of their own are read.
-    texts: [Option<String>; KNOWN_TAGS],
+    known: [Span; KNOWN_TAGS],
     /// The year of `Date`.
     pub year: Option<i32>,
     /// `WhiteElo`, when a rating.
@@ -49,18 +57,21 @@ pub struct GameRow {
     /// Mainline moves; `None` for a game too long to hold, read in pieces.
     pub plies: Option<u32>,
     /// The last `Chess960Id` tag's value.
-    pub chess960_id: Option<String>,
+    chess960_id: Span,
     /// The values of the tags named with `--tags`, in order.
-    pub extra: Vec<Option<String>>,
+    extra: Vec<Span>,
 }
 
-/// A tag's value as text: bytes that are not UTF-8 become U+FFFD.
-fn text(value: Cow<'_, [u8]>) -> String {
-    match value {
-        Cow::Borrowed(bytes) => String::from_utf8_lossy(bytes).into_owned(),
-        Cow::Owned(bytes) => String::from_utf8(bytes)
-            .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned()),
+/// Appends a tag's value to `text`, bytes that are not UTF-8 as U+FFFD;
+/// returns where it lies.
+fn push_text(text: &mut String, value: &[u8]) -> Span {
+    let start = text.len();
+    match std::str::from_utf8(value) {
+        Ok(value) => text.push_str(value),
+        Err(_) => text.push_str(&String::from_utf8_lossy(value)),
     }
+    let span = |at: usize| u32::try_from(at).expect("a game's tags are under 4 GiB");
+    Some((span(start), span(text.len())))
 }
 
 impl GameRow {
@@ -74,10 +85,13 @@ impl GameRow {
                 .get(known)
                 .map(|tag| tag_value(batch, &batch.tags[tag]))
         };
-        let mut texts: [Option<String>; KNOWN_TAGS] = Default::default();
+        let mut text = String::with_capacity(256);
+        let mut known = [None; KNOWN_TAGS];
         for column in COLUMNS {
-            if let Column::Tag(known) = column {
-                texts[known as usize] = value(known).map(text);
+            if let Column::Tag(name) = column
+                && let Some(value) = value(name)
+            {
+                known[name as usize] = push_text(&mut text, &value);
             }
         }
         let chess960_id = reading
@@ -86,7 +100,8 @@ impl GameRow {
             .iter()
             .rev()
             .find(|id| !id.fritz9)
-            .map(|id| text(tag_value(batch, &batch.tags[id.tag])));
+            .and_then(|id| push_text(&mut text, &tag_value(batch, &batch.tags[id.tag])));
+        let extra = extra_tags(batch, game, schema, &mut text);
         let position = reading.back_rank().map(Position::of);
         GameRow {
             game: game.index,
@@ -101,14 +116,29 @@ impl GameRow {
             black_elo: value(Known::BlackElo).and_then(|elo| parse_elo(&elo)),
             plies: plies(batch, game),
             chess960_id,
-            extra: extra_tags(batch, game, schema),
-            texts,
+            extra,
+            known,
+            text,
         }
+    }
+
+    fn text(&self, span: Span) -> Option<&str> {
+        span.map(|(start, end)| &self.text[start as usize..end as usize])
     }
 
     /// The value of a known tag with a column of its own.
     pub fn tag(&self, known: Known) -> Option<&str> {
-        self.texts[known as usize].as_deref()
+        self.text(self.known[known as usize])
+    }
+
+    /// The last `Chess960Id` tag's value.
+    pub fn chess960_id(&self) -> Option<&str> {
+        self.text(self.chess960_id)
+    }
+
+    /// The values of the tags named with `--tags`, in order.
+    pub fn extra_tags(&self) -> impl Iterator<Item = Option<&str>> {
+        self.extra.iter().map(|&span| self.text(span))
     }
 
     /// The value of a fixed column, for a game of input `file`.
@@ -137,8 +167,7 @@ impl GameRow {
             Column::BlackElo => int(self.black_elo.map(i64::from)),
             Column::Plies => int(self.plies.map(i64::from)),
             Column::Chess960Id => self
-                .chess960_id
-                .as_deref()
+                .chess960_id()
                 .map_or(Value::Null, |text| Value::Text(text.into())),
         }
     }
@@ -148,11 +177,10 @@ impl GameRow {
         COLUMNS
             .into_iter()
             .map(move |column| self.value(column, file))
-            .chain(self.extra.iter().map(|value| {
-                value
-                    .as_deref()
-                    .map_or(Value::Null, |text| Value::Text(text.into()))
-            }))
+            .chain(
+                self.extra_tags()
+                    .map(|value| value.map_or(Value::Null, |text| Value::Text(text.into()))),
+            )
     }
 }
 
@@ -213,7 +241,7 @@ fn plies(batch: &Batch, game: &Game) -> Option<u32> {
 }
 
 /// The values of the `--tags` tags: the last of each name, in any case.
-fn extra_tags(batch: &Batch, game: &Game, schema: &Schema) -> Vec<Option<String>> {
+fn extra_tags(batch: &Batch, game: &Game, schema: &Schema, text: &mut String) -> Vec<Span> {
     let names = schema.extra_tags();
     if names.is_empty() {
         return Vec::new();
@@ -221,10 +249,13 @@ fn extra_tags(batch: &Batch, game: &Game, schema: &Schema) -> Vec<Option<String>
     let mut values = vec![None; names.len()];
     for tag in batch.tags_of(game) {
         if let Some(i) = names.iter().position(|name| is_named(batch, tag, name)) {
-            values[i] = Some(text(tag_value(batch, tag)));
+            values[i] = Some(tag);
         }
     }
     values
+        .into_iter()
+        .map(|tag| tag.and_then(|tag| push_text(text, &tag_value(batch, tag))))
+        .collect()
 }
 
 /// Writes rows, in order, into `W`.
@@ -282,7 +313,7 @@ mod tests {
             (Some(2024), Some(2710), None)
         );
         assert_eq!(first.plies, Some(4));
-        assert_eq!(first.chess960_id.as_deref(), Some("7"));
+        assert_eq!(first.chess960_id(), Some("7"));
         assert_eq!(first.line, 1);
         let second = &rows[1];
         assert_eq!(
@@ -310,7 +341,8 @@ mod tests {
         let schema = Schema::new(vec!["Annotator".into(), "WhiteFideId".into()]).unwrap();
         let pgn = "[annotator \"a\"]\n[ANNOTATOR \"b\\\"c\"]\n[Black \"Bl\u{e9}\"]\n\n*\n";
         let rows = rows(pgn.as_bytes(), &schema);
-        assert_eq!(rows[0].extra, [Some("b\"c".to_string()), None]);
+        let extra: Vec<Option<&str>> = rows[0].extra_tags().collect();
+        assert_eq!(extra, [Some("b\"c"), None]);
         assert_eq!(rows[0].tag(Known::Black), Some("Bl\u{e9}"));
         assert_eq!(rows[0].kind, Kind::Standard);
         let position = rows[0].position.unwrap();

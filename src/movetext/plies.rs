@@ -43,6 +43,7 @@ struct Masks {
 }
 
 /// Classifies one byte into `masks` at bit `i`.
+#[cfg(any(not(target_arch = "x86_64"), test))]
 #[inline(always)]
 fn classify_byte(masks: &mut Masks, i: usize, b: u8) {
     let bit = |hit: bool| u64::from(hit) << i;
