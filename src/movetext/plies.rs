@@ -131,12 +131,24 @@ fn masks_sse2(chunk: &[u8; BLOCK]) -> Masks {
     masks
 }
 
-/// The bits `from..to` of a block (`from <= to <= 64`).
+/// The bits below bit `n` (`n <= 64`).
 #[inline]
-fn bits_between(from: u32, to: u32) -> u64 {
-    let below_to = if to >= 64 { !0 } else { (1u64 << to) - 1 };
-    let from_up = if from >= 64 { 0 } else { !0u64 << from };
-    below_to & from_up
+fn below(n: u32) -> u64 {
+    1u64.checked_shl(n).map_or(!0, |bit| bit - 1)
+}
+
+/// The bits above bit `n` (`n < 64`).
+#[inline]
+fn above(n: u32) -> u64 {
+    !1u64 << n
+}
+
+/// The bits `from..=to` (`from <= to < 64`).
+#[inline]
+fn from_to(from: u32, to: u32) -> u64 {
+    // At `to` = 63, `2 << 63` wraps to 0, and 0 - 2^from is every bit from
+    // `from` up.
+    (2u64 << to).wrapping_sub(1 << from)
 }
 
 /// What a word read alone adds to the count.
@@ -154,15 +166,15 @@ enum Alone {
 /// told from the masks without reading the bytes again.
 #[inline]
 fn is_move_number(m: &Masks, start: u32) -> bool {
-    let ends = m.term & bits_between(start + 1, 64);
+    let ends = m.term & above(start);
     if ends == 0 {
         return false;
     }
-    let word = bits_between(start, ends.trailing_zeros());
-    let digits = m.digit & word;
-    let leading_digits = (!(digits >> start)).trailing_zeros();
-    let dots = bits_between(start + leading_digits, 64) & word;
-    leading_digits > 0 && dots & m.dot == dots
+    let word = from_to(start, ends.trailing_zeros() - 1);
+    let leading_digits = (!(m.digit >> start)).trailing_zeros();
+    // The word's bytes after its leading digits are all dots.
+    let rest = word & !below(start + leading_digits);
+    leading_digits > 0 && rest & m.dot == rest
 }
 
 /// Reads the word starting at `text[start]` as [`Mainline`] does.
@@ -213,28 +225,25 @@ pub(super) fn count_plies(text: &[u8]) -> Option<u32> {
 
         // The brace comments that close within the block; one still open
         // at its end is skipped with a search for its `}`.
+        let valid = below(len as u32);
         let mut comments = 0u64;
-        let mut limit = len as u32;
+        let mut limit = valid;
         let mut next = at + len;
-        let mut from = 0u32;
-        while from < limit {
-            let opens = m.open & bits_between(from, limit);
-            if opens == 0 {
-                break;
-            }
+        let mut opens = m.open & valid;
+        while opens != 0 {
             let open = opens.trailing_zeros();
-            let closes = m.close & bits_between(open + 1, len as u32);
+            let closes = m.close & valid & above(open);
             if closes == 0 {
-                limit = open;
+                limit = below(open);
                 next = memchr::memchr(b'}', &text[at + open as usize + 1..])
                     .map_or(text.len(), |i| at + open as usize + 1 + i + 1);
                 break;
             }
             let close = closes.trailing_zeros();
-            comments |= bits_between(open, close + 1);
-            from = close + 1;
+            comments |= from_to(open, close);
+            opens &= above(close);
         }
-        let outside = bits_between(0, limit) & !comments;
+        let outside = limit & !comments;
         if m.lexer_only & outside != 0 {
             return None;
         }
@@ -252,28 +261,27 @@ pub(super) fn count_plies(text: &[u8]) -> Option<u32> {
             m.term >> 63 == 1 || carry
         };
 
-        let counted = starts & !m.read_alone & !m.nag;
-        let mut from = 0u32;
+        // Counted in bulk, except past a result: the words before each word
+        // read alone are counted when it is read.
+        let mut counted = starts & !m.read_alone & !m.nag;
         let mut alone = starts & m.read_alone;
         while alone != 0 {
             let bit = alone.trailing_zeros();
             alone &= alone - 1;
+            let before = (counted & below(bit)).count_ones();
+            counted &= above(bit);
             let alone_word = if is_move_number(&m, bit) {
                 Alone::Nothing
             } else {
                 read_alone(text, at + bit as usize)
             };
             match alone_word {
-                Alone::Move => plies += 1,
-                Alone::Nothing => {}
-                Alone::Result => {
-                    return Some(plies + (counted & bits_between(from, bit)).count_ones());
-                }
+                Alone::Move => plies += before + 1,
+                Alone::Nothing => plies += before,
+                Alone::Result => return Some(plies + before),
             }
-            plies += (counted & bits_between(from, bit)).count_ones();
-            from = bit;
         }
-        plies += (counted & bits_between(from, 64)).count_ones();
+        plies += counted.count_ones();
         at = next;
     }
     Some(plies)
