@@ -73,5 +73,8 @@ pub fn batch_rows(batch: &Batch, schema: &Schema) -> BatchRows {
             row
         })
         .collect();
+    // The rows counted the lines up to the last game's first line: the
+    // rest makes the batch's count, which the pipeline needs.
+    batch.counted_line_ends(lines.line_ends());
     BatchRows { rows, kinds }
 }

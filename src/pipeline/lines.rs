@@ -5,7 +5,7 @@
 //! among the workers); the consumer, which sees batches in input order,
 //! adds them up. A `\r\n` split between two batches ends one line.
 
-use crate::split::{Batch, count_line_ends};
+use crate::split::Batch;
 
 /// What a worker counted of one batch.
 #[derive(Clone, Copy, Debug)]
@@ -20,7 +20,7 @@ impl BatchLines {
     pub(super) fn count(batch: &Batch) -> BatchLines {
         let data = &batch.data;
         BatchLines {
-            line_ends: count_line_ends(data, 0, data.len(), false),
+            line_ends: batch.line_ends(),
             starts_with_lf: data.first() == Some(&b'\n'),
             ends_with_cr: data.last() == Some(&b'\r'),
         }
@@ -50,7 +50,7 @@ impl LinePlacer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::split::LineCounter;
+    use crate::split::{LineCounter, count_line_ends};
 
     fn batch(data: &[u8]) -> Batch {
         Batch {

@@ -207,6 +207,7 @@ impl<W: Window> GameReader<W> {
             games,
             tags: cut.tags,
             first_line: None,
+            line_ends: Default::default(),
         }
     }
 }

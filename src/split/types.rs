@@ -4,11 +4,11 @@
 
 use std::fmt;
 use std::ops::{Deref, Range};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use memmap2::Mmap;
 
-use super::lines::line_start;
+use super::lines::{count_line_ends, line_start};
 use crate::input::release_pages;
 
 /// One tag pair of a game, as byte ranges into its [`Batch::data`].
@@ -95,6 +95,10 @@ pub struct Batch {
     /// Lines within the batch are counted by
     /// [`LineCounter`](crate::split::LineCounter).
     pub first_line: Option<u64>,
+    /// The line ends in `data`, once counted: by the pipeline, or before
+    /// it by a work function that counted them anyway (see
+    /// [`Batch::line_ends`]).
+    pub(crate) line_ends: OnceLock<u64>,
 }
 
 impl Batch {
@@ -145,6 +149,28 @@ impl Batch {
     pub fn input_line(&self, line_in_batch: u64) -> u64 {
         self.first_line
             .map_or(line_in_batch, |first| first + line_in_batch - 1)
+    }
+
+    /// The line ends (`\n`, `\r\n`, lone `\r`) in the batch's bytes,
+    /// counted once: a work function that has counted every line of the
+    /// batch (`games` numbers each game's first line) hands its count on
+    /// with [`Batch::counted_line_ends`], and the pipeline, which places
+    /// batches by their lines, then reads no byte again.
+    pub fn line_ends(&self) -> u64 {
+        *self
+            .line_ends
+            .get_or_init(|| count_line_ends(&self.data, 0, self.data.len(), false))
+    }
+
+    /// Notes the batch's line ends, counted by whoever reads all its lines
+    /// anyway ([`LineCounter::line_ends`](crate::split::LineCounter::line_ends)
+    /// over `data`).
+    pub fn counted_line_ends(&self, line_ends: u64) {
+        debug_assert_eq!(
+            line_ends,
+            count_line_ends(&self.data, 0, self.data.len(), false)
+        );
+        let _ = self.line_ends.set(line_ends);
     }
 }
 
