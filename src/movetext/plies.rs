@@ -410,7 +410,7 @@ mod tests {
                 state ^= state >> 7;
                 state ^= state << 17;
                 // The lexer-only pieces, last in the list, come rarely.
-                let n = if state % 16 == 0 {
+                let n = if state.is_multiple_of(16) {
                     PIECES.len()
                 } else {
                     PIECES.len() - 3

@@ -92,4 +92,27 @@ mod tests {
             }
         }
     }
+
+    /// `games` counts a batch's lines as it numbers its games and hands the
+    /// count on: placing the batches after it gives the lines a count of
+    /// its own would.
+    #[test]
+    fn a_count_handed_on_places_the_next_batch() {
+        let input = b"[Event \"a\"]\r\n\r\n1. e4 *\r\n[Event \"b\"]\n\n*\r";
+        for cut in 1..input.len() {
+            let (a, b) = (batch(&input[..cut]), batch(&input[cut..]));
+            let counter = LineCounter::new(&a.data);
+            a.counted_line_ends(counter.line_ends());
+            let mut handed_on = LinePlacer::default();
+            handed_on.place(BatchLines::count(&a));
+            let mut recounted = LinePlacer::default();
+            recounted.place(BatchLines::count(&batch(&input[..cut])));
+            assert_eq!(
+                handed_on.place(BatchLines::count(&b)),
+                recounted.place(BatchLines::count(&b)),
+                "cut at {cut}"
+            );
+            assert_eq!(a.line_ends(), count_line_ends(input, 0, cut, false));
+        }
+    }
 }
