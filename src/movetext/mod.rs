@@ -20,8 +20,10 @@
 //! - a line ends at `\n`, `\r\n` or a lone `\r`;
 //! - `(` and `)` open and close a variation; a `)` with none open is
 //!   ignored, as is a stray `}`;
-//! - `1-0`, `0-1`, `1/2-1/2` and `*` are results;
-//! - any other run of bytes up to white space or one of `{ } ( ) ;` is a
+//! - `1-0`, `0-1`, `1/2-1/2` and `*` are results; `*` is a token of its
+//!   own wherever it stands, as the PGN standard makes it (section 7): a
+//!   result glued to its move (`h6*`) ends the mainline after `h6`;
+//! - any other run of bytes up to white space or one of `{ } ( ) ; *` is a
 //!   word: a move number (`12.`, `12...`, possibly glued to its move), a NAG
 //!   (`$1`), an annotation glyph on its own (`!?`), or a move.
 
@@ -46,20 +48,22 @@ pub fn is_escape_line(line: &[u8]) -> bool {
 
 /// Whether `before` ends, white space aside, with a result token that
 /// stands on its own (after white space, a comment's `}` or a variation's
-/// `)`, or at the start): where a tag pair right after it on the same line
-/// begins the next game (`... 1-0 [Event "next"]`).
+/// `)`, or at the start; `*`, a token of its own, after anything): where a
+/// tag pair right after it on the same line begins the next game
+/// (`... 1-0 [Event "next"]`).
 pub fn ends_with_result(before: &[u8]) -> bool {
     let end = before
         .iter()
         .rposition(|b| !b.is_ascii_whitespace())
         .map_or(0, |i| i + 1);
     let text = &before[..end];
-    RESULTS.iter().any(|token| {
-        text.ends_with(token)
-            && text[..text.len() - token.len()]
-                .last()
-                .is_none_or(|b| b.is_ascii_whitespace() || matches!(b, b'}' | b')'))
-    })
+    text.ends_with(b"*")
+        || RESULTS.iter().any(|token| {
+            text.ends_with(token)
+                && text[..text.len() - token.len()]
+                    .last()
+                    .is_none_or(|b| b.is_ascii_whitespace() || matches!(b, b'}' | b')'))
+        })
 }
 
 /// What a token is.
@@ -101,12 +105,12 @@ pub struct Token {
     pub depth: u32,
 }
 
-/// Whether a byte ends a word: white space, or one of `{ } ( ) ;`.
+/// Whether a byte ends a word: white space, or one of `{ } ( ) ; *`.
 #[inline(always)]
 fn ends_word(b: u8) -> bool {
     matches!(
         b,
-        b' ' | b'\t' | b'\n' | b'\r' | b'{' | b'}' | b'(' | b')' | b';'
+        b' ' | b'\t' | b'\n' | b'\r' | b'{' | b'}' | b'(' | b')' | b';' | b'*'
     )
 }
 
@@ -334,6 +338,10 @@ impl Iterator for Lexer<'_> {
                     }
                     (TokenKind::VariationEnd, start + 1)
                 }
+                b'*' => {
+                    self.cursor.at = start + 1;
+                    (TokenKind::Result, start + 1)
+                }
                 _ => return Some(self.word(start)),
             };
             return Some(self.token(kind, start..end));
@@ -388,6 +396,16 @@ impl Iterator for Mainline<'_> {
                 b'(' => cursor.open(start),
                 b')' => {
                     cursor.close();
+                }
+                b'*' => {
+                    cursor.at = start + 1;
+                    if cursor.depth == 0 {
+                        return Some(Token {
+                            kind: TokenKind::Result,
+                            range: start..start + 1,
+                            depth: 0,
+                        });
+                    }
                 }
                 _ => {
                     let end = cursor.word_end(start);
@@ -548,6 +566,18 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// `*` is a token of its own (PGN standard, section 7): glued to a
+    /// move, it still ends the game (kokopu's test database has `1... h6*`).
+    #[test]
+    fn an_asterisk_is_a_result_wherever_it_stands() {
+        assert_eq!(mainline(b"1... h6*"), ["h6", "*"]);
+        assert_eq!(mainline(b"e4 (e5*) d5*x"), ["e4", "d5", "*", "x"]);
+        assert_eq!(mainline_plies(b"1. e4 h6* Nf3", true), 2);
+        assert!(ends_with_result(b"1... h6* "));
+        assert!(ends_with_result(b"e4 {c}*"));
+        assert!(!ends_with_result(b"h6*x"));
     }
 
     #[test]

@@ -24,8 +24,10 @@ const BLOCK: usize = 64;
 /// Bit masks of one block: bit `i` stands for its byte `i`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Masks {
-    /// Bytes that end a word: white space and `{ } ( ) ;`.
+    /// Bytes that end a word: white space and `{ } ( ) ; *`.
     term: u64,
+    /// `*`: a result wherever it stands.
+    star: u64,
     /// `.`, skipped where a word may start (`1. e4`, `1... e5`).
     dot: u64,
     /// `{`.
@@ -34,7 +36,7 @@ struct Masks {
     close: u64,
     /// `;`, `%`, `(` and `)`: what only the lexer reads.
     lexer_only: u64,
-    /// Digits, `*`, `!` and `?`: a word beginning with one is read alone.
+    /// Digits, `!` and `?`: a word beginning with one is read alone.
     read_alone: u64,
     /// `$`: a word beginning with it is a NAG.
     nag: u64,
@@ -48,11 +50,12 @@ struct Masks {
 fn classify_byte(masks: &mut Masks, i: usize, b: u8) {
     let bit = |hit: bool| u64::from(hit) << i;
     masks.term |= bit(ends_word(b));
+    masks.star |= bit(b == b'*');
     masks.dot |= bit(b == b'.');
     masks.open |= bit(b == b'{');
     masks.close |= bit(b == b'}');
     masks.lexer_only |= bit(matches!(b, b';' | b'%' | b'(' | b')'));
-    masks.read_alone |= bit(b.is_ascii_digit() || matches!(b, b'*' | b'!' | b'?'));
+    masks.read_alone |= bit(b.is_ascii_digit() || matches!(b, b'!' | b'?'));
     masks.nag |= bit(b == b'$');
     masks.digit |= bit(b.is_ascii_digit());
 }
@@ -114,12 +117,14 @@ fn masks_sse2(chunk: &[u8; BLOCK]) -> Masks {
             or(eq(v, b' '), eq(v, b'\t')),
             or(eq(v, b'\n'), eq(v, b'\r')),
         );
-        let term = or(or(space, or(open, close)), or(parens, semicolon));
+        let star = eq(v, b'*');
+        let term = or(or(space, or(open, close)), or(or(parens, semicolon), star));
         // A digit is a byte whose distance above `0` is at most 9.
         let above_zero = _mm_sub_epi8(v, _mm_set1_epi8(b'0' as i8));
         let digit = _mm_cmpeq_epi8(_mm_min_epu8(above_zero, _mm_set1_epi8(9)), above_zero);
-        let read_alone = or(or(digit, eq(v, b'*')), or(eq(v, b'!'), eq(v, b'?')));
+        let read_alone = or(digit, or(eq(v, b'!'), eq(v, b'?')));
         masks.term |= bits(term, lane);
+        masks.star |= bits(star, lane);
         masks.dot |= bits(eq(v, b'.'), lane);
         masks.open |= bits(open, lane);
         masks.close |= bits(close, lane);
@@ -153,7 +158,7 @@ fn from_to(from: u32, to: u32) -> u64 {
 
 /// What a word read alone adds to the count.
 enum Alone {
-    /// A move (`0-0`, `12.e4`, `*x`): one ply.
+    /// A move (`0-0`, `12.e4`, `!x`): one ply.
     Move,
     /// A move number or glyphs: nothing.
     Nothing,
@@ -247,6 +252,13 @@ pub(super) fn count_plies(text: &[u8]) -> Option<u32> {
         if m.lexer_only & outside != 0 {
             return None;
         }
+        // A `*` outside comments is the result: nothing after it counts.
+        let star = m.star & outside;
+        let before_result = if star == 0 {
+            !0
+        } else {
+            below(star.trailing_zeros())
+        };
 
         // Where words may start: after a byte that ends one, and after the
         // dots that follow such a byte (the run of dots is filled by
@@ -254,7 +266,7 @@ pub(super) fn count_plies(text: &[u8]) -> Option<u32> {
         let after_term = (m.term << 1) | u64::from(may_start);
         let (filled, carry) = (after_term & m.dot).overflowing_add(m.dot);
         let may = after_term | (filled & !m.dot);
-        let starts = may & !m.term & !m.dot & outside;
+        let starts = may & !m.term & !m.dot & outside & before_result;
         may_start = if next > at + len {
             true // after a comment's `}`
         } else {
@@ -282,6 +294,9 @@ pub(super) fn count_plies(text: &[u8]) -> Option<u32> {
             }
         }
         plies += counted.count_ones();
+        if star != 0 {
+            return Some(plies);
+        }
         at = next;
     }
     Some(plies)
@@ -327,7 +342,10 @@ mod tests {
         assert_eq!(count_plies(text), Some(6));
         assert_eq!(lexed(text), 6);
         assert_eq!(count_plies(b"e4 {never closed 1-0"), Some(1));
-        assert_eq!(count_plies(b"12 12. 1.2 *x * e4"), Some(2));
+        assert_eq!(count_plies(b"12 12. 1.2 !x * e4"), Some(2));
+        // `*` is a result wherever it stands: after `h6`, it ends the count.
+        assert_eq!(count_plies(b"1. e4 e5 2. Nf3 h6* Nc3"), Some(4));
+        assert_eq!(count_plies(b"12.* e4"), Some(0));
     }
 
     #[test]
@@ -395,6 +413,8 @@ mod tests {
             "12",
             "...",
             "*x",
+            "h6*",
+            "!x",
             "\u{e9}",
             "O-O-O",
             "(",

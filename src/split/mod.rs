@@ -220,6 +220,11 @@ mod tests {
         let games = split(b"[Event \"a\"] 1. e4 1-0 [Event \"b\"] 1. d4 *");
         assert_eq!(games.len(), 2);
         assert_eq!(games[1].1, "[Event \"b\"] 1. d4 *");
+        // `*` is a result even glued to its move; other results are not.
+        let games = split(b"[Event \"a\"] 1. e4 h6* [Event \"b\"] 1. d4 *");
+        assert_eq!(games.len(), 2);
+        let games = split(b"[Event \"a\"] 1. e4 h61-0 [Event \"b\"] 1. d4 *");
+        assert_eq!(games.len(), 1);
     }
 
     #[test]
