@@ -17,7 +17,8 @@ use super::columns::{COLUMNS, Column, Schema, Value};
 /// How many names [`Known`] has: the text of each is kept by its index.
 const KNOWN_TAGS: usize = 15;
 
-/// Where one text value lies in a row's [`GameRow::text`]: `start..end`.
+/// Where one text value lies in a row's buffer of text values:
+/// `start..end`.
 type Span = Option<(u32, u32)>;
 
 /// One game's row.

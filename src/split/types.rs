@@ -154,7 +154,7 @@ impl Batch {
     /// The line ends (`\n`, `\r\n`, lone `\r`) in the batch's bytes,
     /// counted once: a work function that has counted every line of the
     /// batch (`games` numbers each game's first line) hands its count on
-    /// with [`Batch::counted_line_ends`], and the pipeline, which places
+    /// with `Batch::counted_line_ends`, and the pipeline, which places
     /// batches by their lines, then reads no byte again.
     pub fn line_ends(&self) -> u64 {
         *self
@@ -165,7 +165,7 @@ impl Batch {
     /// Notes the batch's line ends, counted by whoever reads all its lines
     /// anyway ([`LineCounter::line_ends`](crate::split::LineCounter::line_ends)
     /// over `data`).
-    pub fn counted_line_ends(&self, line_ends: u64) {
+    pub(crate) fn counted_line_ends(&self, line_ends: u64) {
         debug_assert_eq!(
             line_ends,
             count_line_ends(&self.data, 0, self.data.len(), false)
