@@ -348,6 +348,27 @@ mod tests {
         assert_eq!(count_plies(b"12.* e4"), Some(0));
     }
 
+    /// The masks tell a move number alone (digits, then dots) without
+    /// reading its bytes; any other word is read alone.
+    #[test]
+    fn move_numbers_are_told_from_the_masks() {
+        let numbers = |text: &[u8]| {
+            let mut chunk = [b' '; BLOCK];
+            chunk[3..3 + text.len()].copy_from_slice(text);
+            is_move_number(&masks_scalar(&chunk), 3)
+        };
+        for number in [&b"12."[..], b"12...", b"7"] {
+            assert!(numbers(number), "{:?}", String::from_utf8_lossy(number));
+        }
+        for word in [&b"1.e4"[..], b"1-0", b"0-0", b"1.2", b"!?", b"1/2-1/2"] {
+            assert!(!numbers(word), "{:?}", String::from_utf8_lossy(word));
+        }
+        // A word running past its block is never told from the masks.
+        let mut chunk = [b'1'; BLOCK];
+        chunk[0] = b' ';
+        assert!(!is_move_number(&masks_scalar(&chunk), 1));
+    }
+
     #[test]
     fn what_only_the_lexer_reads_is_left_to_it() {
         for text in [&b"e4 (e5) *"[..], b"e4 ; x\ne5", b"e4\n% esc\ne5", b"e4%"] {
