@@ -6,10 +6,11 @@
 //! see `split::block`): where words start is worked out for the whole
 //! block with shifts and one addition, brace comments are cut out of it,
 //! and the words that begin with a letter, nearly every move, are counted
-//! with one `popcnt`. Only words that begin with a digit, `*`, `!` or `?`
+//! with one `popcnt`. Only words that begin with a digit, `!` or `?`
 //! (move numbers, results, glyphs, `0-0`) are read one by one, by the same
-//! rules as [`Mainline`](super::Mainline). A comment that runs past its
-//! block is skipped with one search for its `}`.
+//! rules as [`Mainline`](super::Mainline); a `*`, a result wherever it
+//! stands, ends the count. A comment that runs past its block is skipped
+//! with one search for its `}`.
 //!
 //! Movetext this fast path does not read, a `;` comment, an escape line
 //! (`%`) or a variation, outside comments, is counted by the lexer
