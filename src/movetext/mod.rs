@@ -457,6 +457,16 @@ fn lexed_plies(text: &[u8], starts_line: bool) -> u32 {
     plies
 }
 
+/// The next number of a xorshift generator: the random texts of the
+/// tests here and in `plies`.
+#[cfg(test)]
+fn xorshift(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -541,9 +551,7 @@ mod tests {
         for case in 0..20_000 {
             let mut text = String::new();
             for _ in 0..(case % 23) {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
+                let state = xorshift(&mut state);
                 text.push_str(PIECES[(state % PIECES.len() as u64) as usize]);
             }
             let bytes = text.as_bytes();

@@ -448,9 +448,7 @@ mod tests {
         for case in 0..40_000 {
             let mut text = String::new();
             for _ in 0..(case % 61) {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
+                let state = crate::movetext::xorshift(&mut state);
                 // The lexer-only pieces, last in the list, come rarely.
                 let n = if state.is_multiple_of(16) {
                     PIECES.len()
