@@ -131,6 +131,31 @@ fn is_glyphs(word: &[u8]) -> bool {
     word.iter().all(|b| matches!(b, b'!' | b'?'))
 }
 
+/// What a word of the mainline (not a NAG) is to it.
+enum MainlineWord {
+    /// A game result: the mainline ends.
+    Result,
+    /// A move, from byte `from` of the word (after its move number).
+    Move { from: usize },
+    /// A move number or glyphs alone.
+    Nothing,
+}
+
+/// Reads a word of the mainline: the one rule [`Mainline`] and the ply
+/// count (`plies`) share.
+#[inline]
+fn mainline_word(word: &[u8]) -> MainlineWord {
+    if is_result(word) {
+        return MainlineWord::Result;
+    }
+    let from = move_number_len(word);
+    if from < word.len() && !is_glyphs(&word[from..]) {
+        MainlineWord::Move { from }
+    } else {
+        MainlineWord::Nothing
+    }
+}
+
 /// Where a reader of movetext is, and what it has seen open: the state
 /// [`Lexer`] and [`Mainline`] share, and the rules they both keep.
 #[derive(Clone, Debug)]
@@ -412,22 +437,16 @@ impl Iterator for Mainline<'_> {
                     if cursor.depth > 0 || b == b'$' {
                         continue;
                     }
-                    let word = &text[start..end];
-                    if is_result(word) {
-                        return Some(Token {
-                            kind: TokenKind::Result,
-                            range: start..end,
-                            depth: 0,
-                        });
-                    }
-                    let word_start = start + move_number_len(word);
-                    if word_start < end && !is_glyphs(&text[word_start..end]) {
-                        return Some(Token {
-                            kind: TokenKind::Move,
-                            range: word_start..end,
-                            depth: 0,
-                        });
-                    }
+                    let (kind, range) = match mainline_word(&text[start..end]) {
+                        MainlineWord::Result => (TokenKind::Result, start..end),
+                        MainlineWord::Move { from } => (TokenKind::Move, start + from..end),
+                        MainlineWord::Nothing => continue,
+                    };
+                    return Some(Token {
+                        kind,
+                        range,
+                        depth: 0,
+                    });
                 }
             }
         }

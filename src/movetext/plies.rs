@@ -17,7 +17,7 @@
 //! instead ([`super::mainline_plies`] falls back), so both ways give the
 //! same count for every text; the tests hold them to it.
 
-use super::{ends_word, is_glyphs, is_result, move_number_len};
+use super::{MainlineWord, ends_word, mainline_word};
 
 /// Bytes per block: one bit of a `u64` each.
 const BLOCK: usize = 64;
@@ -157,16 +157,6 @@ fn from_to(from: u32, to: u32) -> u64 {
     (2u64 << to).wrapping_sub(1 << from)
 }
 
-/// What a word read alone adds to the count.
-enum Alone {
-    /// A move (`0-0`, `12.e4`, `!x`): one ply.
-    Move,
-    /// A move number or glyphs: nothing.
-    Nothing,
-    /// A result: the mainline ends.
-    Result,
-}
-
 /// Whether the word starting at bit `start` of a block ends within it and
 /// is digits and then dots (`12.`, `12...`, `12`): a move number alone,
 /// told from the masks without reading the bytes again.
@@ -187,21 +177,12 @@ fn is_move_number(m: &Masks, start: u32) -> bool {
 ///
 /// [`Mainline`]: super::Mainline
 #[inline]
-fn read_alone(text: &[u8], start: usize) -> Alone {
+fn read_alone(text: &[u8], start: usize) -> MainlineWord {
     let end = text[start..]
         .iter()
         .position(|&b| ends_word(b))
         .map_or(text.len(), |i| start + i);
-    let word = &text[start..end];
-    if is_result(word) {
-        return Alone::Result;
-    }
-    let number = move_number_len(word);
-    if number < word.len() && !is_glyphs(&word[number..]) {
-        Alone::Move
-    } else {
-        Alone::Nothing
-    }
+    mainline_word(&text[start..end])
 }
 
 /// The mainline's plies of `text`, up to its result, when it holds nothing
@@ -284,14 +265,14 @@ pub(super) fn count_plies(text: &[u8]) -> Option<u32> {
             let before = (counted & below(bit)).count_ones();
             counted &= above(bit);
             let alone_word = if is_move_number(&m, bit) {
-                Alone::Nothing
+                MainlineWord::Nothing
             } else {
                 read_alone(text, at + bit as usize)
             };
             match alone_word {
-                Alone::Move => plies += before + 1,
-                Alone::Nothing => plies += before,
-                Alone::Result => return Some(plies + before),
+                MainlineWord::Move { .. } => plies += before + 1,
+                MainlineWord::Nothing => plies += before,
+                MainlineWord::Result => return Some(plies + before),
             }
         }
         plies += counted.count_ones();
