@@ -45,6 +45,8 @@ pub use columns::{COLUMNS, Column, ColumnType, Schema, SchemaError, Value};
 pub use order::RowOrder;
 pub use parquet::{ROW_GROUP_ROWS, arrow_schema};
 pub use row::{GameRow, Position, RowWriter};
+
+use row::RowText;
 pub use write::{Format, writer};
 
 use crate::game::KindCounts;
@@ -64,15 +66,19 @@ pub struct BatchRows {
 pub fn batch_rows(batch: &Batch, schema: &Schema) -> BatchRows {
     let lines = LineCounter::new(&batch.data);
     let mut kinds = KindCounts::default();
+    // One buffer of text values for the whole batch (see `RowText`).
+    let shared = RowText::shared();
+    let mut text = RowText::default();
     let rows = batch
         .games
         .iter()
         .map(|game| {
-            let row = GameRow::read(batch, game, schema, &lines);
+            let row = GameRow::read_into(batch, game, schema, &lines, &shared, &mut text);
             kinds.add(row.kind);
             row
         })
         .collect();
+    shared.set(text).expect("a batch's text is set once");
     // The rows counted the lines up to the last game's first line: the
     // rest makes the batch's count, which the pipeline needs.
     batch.counted_line_ends(lines.line_ends());
