@@ -6,10 +6,13 @@
 //! see `split::block`): where words start is worked out for the whole
 //! block with shifts and one addition, brace comments are cut out of it,
 //! and the words that begin with a letter, nearly every move, are counted
-//! with one `popcnt`. Only words that begin with a digit, `!` or `?`
-//! (move numbers, results, glyphs, `0-0`) are read one by one, by the same
-//! rules as [`Mainline`](super::Mainline); a `*`, a result wherever it
-//! stands, ends the count. A comment that runs past its block is skipped
+//! with one `popcnt`. Words that begin with a digit are most often move
+//! numbers alone (`12.`, `12...`), which count nothing: when every such
+//! word of a block is one, which two additions tell, none is read. Else
+//! the words that begin with a digit, `!` or `?` (move numbers, results,
+//! glyphs, `0-0`) are read one by one, by the same rules as
+//! [`Mainline`](super::Mainline); a `*`, a result wherever it stands, ends
+//! the count. A comment that runs past its block is skipped
 //! with one search for its `}`.
 //!
 //! Movetext this fast path does not read, a `;` comment, an escape line
@@ -173,6 +176,19 @@ fn is_move_number(m: &Masks, start: u32) -> bool {
     leading_digits > 0 && rest & m.dot == rest
 }
 
+/// Whether every word starting at a bit of `starts` (each a digit) ends
+/// within the block and is digits and then dots: move numbers alone, as
+/// between the moves of most games, told for all of them at once. Adding
+/// a word's first bit to the digits carries it past them, adding that to
+/// the dots carries it past those, and there each word must end.
+#[inline]
+fn all_move_numbers(m: &Masks, starts: u64) -> bool {
+    let (past_digits, carry_out) = starts.overflowing_add(m.digit);
+    let (past_dots, dots_carry_out) = (past_digits & !m.digit).overflowing_add(m.dot);
+    // Dots no word reached (in comments, say) stay in the sum, unchanged.
+    !carry_out && !dots_carry_out && past_dots & !m.dot & !m.term == 0
+}
+
 /// Reads the word starting at `text[start]` as [`Mainline`] does.
 ///
 /// [`Mainline`]: super::Mainline
@@ -259,6 +275,10 @@ pub(super) fn count_plies(text: &[u8]) -> Option<u32> {
         // read alone are counted when it is read.
         let mut counted = starts & !m.read_alone & !m.nag;
         let mut alone = starts & m.read_alone;
+        if alone & !m.digit == 0 && all_move_numbers(&m, alone) {
+            // They count nothing.
+            alone = 0;
+        }
         while alone != 0 {
             let bit = alone.trailing_zeros();
             alone &= alone - 1;
@@ -349,6 +369,27 @@ mod tests {
         let mut chunk = [b'1'; BLOCK];
         chunk[0] = b' ';
         assert!(!is_move_number(&masks_scalar(&chunk), 1));
+    }
+
+    /// Every word read alone in a block is told a move number at once, or
+    /// the block goes the slow way.
+    #[test]
+    fn move_numbers_of_a_block_are_told_at_once() {
+        let told = |text: &str, starts: &[u32]| {
+            let mut chunk = [b' '; BLOCK];
+            chunk[..text.len()].copy_from_slice(text.as_bytes());
+            let starts = starts.iter().fold(0u64, |mask, &bit| mask | 1 << bit);
+            all_move_numbers(&masks_scalar(&chunk), starts)
+        };
+        // Digits and dots in a comment, which no word reaches, do not matter.
+        assert!(told("1. e4 {wv=0.31} 12... Nf6", &[0, 16]));
+        assert!(told("7", &[0]));
+        assert!(!told("1. e4 1-0", &[0, 6]));
+        assert!(!told("1.e4", &[0]));
+        assert!(!told("1.2", &[0]));
+        // A number at the end of the block may run on into the next.
+        assert!(!told(&format!("{}12", " ".repeat(62)), &[62]));
+        assert!(!told(&format!("{}1..", " ".repeat(61)), &[61]));
     }
 
     #[test]
