@@ -18,7 +18,7 @@ use parquet::file::reader::{FileReader, SerializedFileReader};
 
 use crate::common::{
     corpus_or_skip, lines, pgn960, read_pgn, sample_archives, sample_file, sample_files,
-    short_name, testdata_file,
+    say_skipped, short_name, testdata_file,
 };
 
 /// One cell: `None` for null.
@@ -903,6 +903,53 @@ fn unusable_options_are_one_line_and_exit_2() {
         fs::read(&fixture).expect("readable"),
         fs::read(testdata_file("games/fixture.pgn")).expect("readable")
     );
+}
+
+/// A full disk is one error line and exit 2, whether the first row group
+/// fills (and is written, by the Parquet encoder's thread, while rows are
+/// still coming) or the output fails only at its end.
+#[test]
+fn a_full_disk_is_one_error_line() {
+    if !Path::new("/dev/full").exists() {
+        say_skipped("games::a_full_disk_is_one_error_line", "no /dev/full");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let many = dir.path().join("many.pgn");
+    let bytes = tiny_games(120_000);
+    fs::write(&many, &bytes).expect("writable");
+    let fixture = testdata_file("games/fixture.pgn");
+    for input in [&many, &fixture] {
+        for format in ["parquet", "csv", "jsonl"] {
+            let args = [
+                "games",
+                "-q",
+                path(input),
+                "--format",
+                format,
+                "-o",
+                "/dev/full",
+            ];
+            let run = pgn960(&args, None);
+            assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+            let lines: Vec<&str> = run.stderr.lines().collect();
+            assert_eq!(lines.len(), 1, "{args:?}: {}", run.stderr);
+            assert!(
+                lines[0].starts_with("pgn960: ") && lines[0].contains("No space left"),
+                "{args:?}: {}",
+                lines[0]
+            );
+        }
+    }
+}
+
+/// `count` games of one move each.
+fn tiny_games(count: usize) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for i in 0..count {
+        bytes.extend_from_slice(format!("[Event \"{i}\"]\n\n1. e4 *\n").as_bytes());
+    }
+    bytes
 }
 
 /// A missing input is reported and the others are still written; the
