@@ -19,7 +19,8 @@
 //! count, and 16 MiB more for batches split ahead of need), which bounds
 //! memory whatever the input. A panic in the work on a batch ends the run
 //! with [`PipelineError::Panic`] rather than leaving it waiting for that
-//! batch forever.
+//! batch forever; one in the consumer goes on up, once the splitter has
+//! been told to stop.
 
 use std::collections::BTreeMap;
 use std::io::{self, Read};
@@ -287,13 +288,26 @@ where
             })
             .map_err(PipelineError::Read)?;
 
-        let consumed = consume_in_order(result_rx, budget, &spare_tx, &mut consume);
-        budget.close();
+        let consumed = {
+            let _closed_at_the_end = CloseOnDrop(budget);
+            consume_in_order(result_rx, budget, &spare_tx, &mut consume)
+        };
         let read = splitter
             .join()
             .map_err(|payload| PipelineError::Panic(panic_message(payload.as_ref())))?;
         consumed.and(read.map_err(PipelineError::Read))
     })
+}
+
+/// Closes the budget when the consumer is done, also when it panics: the
+/// splitter, waiting for room in the budget, then stops, and the panic
+/// ends the run instead of the run waiting for the splitter forever.
+struct CloseOnDrop<'a>(&'a Budget);
+
+impl Drop for CloseOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.close();
+    }
 }
 
 /// The message a panic carries, as far as it says one.
@@ -614,6 +628,42 @@ mod tests {
             }
             assert!(consumed > 0, "the batches before the panic were consumed");
         }
+    }
+
+    #[test]
+    fn a_panic_in_the_consumer_ends_the_run_not_hangs_it() {
+        // Several MiB: batches of about a read (1 MiB) each, more than the
+        // budget holds.
+        let input = archive(100_000);
+        let (done_tx, done_rx) = mpsc::channel();
+        // On a thread of its own, so that a hang fails the test instead of
+        // stopping it.
+        std::thread::spawn(move || {
+            let config = PipelineConfig {
+                threads: 2,
+                batch_bytes: 1024,
+                ..PipelineConfig::default()
+            };
+            let mut consumed = 0;
+            let result = panic::catch_unwind(AssertUnwindSafe(|| {
+                run(
+                    &input[..],
+                    config,
+                    |_| (),
+                    |_, ()| {
+                        consumed += 1;
+                        assert!(consumed < 2, "a bug in the consumer");
+                        Ok::<_, ()>(())
+                    },
+                )
+            }));
+            let _ = done_tx.send(result.map_err(|payload| panic_message(payload.as_ref())));
+        });
+        let result = done_rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("a panic in the consumer must end the run, not hang it");
+        let message = result.expect_err("the consumer's panic goes on up");
+        assert!(message.contains("a bug in the consumer"), "{message}");
     }
 
     #[test]
