@@ -45,12 +45,11 @@ pub use columns::{COLUMNS, Column, ColumnType, Schema, SchemaError, Value};
 pub use order::RowOrder;
 pub use parquet::{ROW_GROUP_ROWS, arrow_schema};
 pub use row::{GameRow, Position, RowWriter};
-
-use row::RowText;
 pub use write::{Format, writer};
 
 use crate::game::KindCounts;
 use crate::split::{Batch, LineCounter};
+use row::RowText;
 
 /// The rows of one batch, and its games by kind.
 #[derive(Clone, Debug, Default)]

@@ -77,7 +77,7 @@ pub struct GameRow {
     /// (Double FRC included).
     pub back_ranks: Option<(u16, u16)>,
     /// The text values of the row's batch (see [`RowText`]).
-    text: Arc<OnceLock<RowText>>,
+    batch_text: Arc<OnceLock<RowText>>,
     /// The values of the known tags (the last of each name), by
     /// [`Known`]'s index; only those with a column of their own are read.
     known: [Span; KNOWN_TAGS],
@@ -156,18 +156,18 @@ impl GameRow {
             chess960_id,
             extra,
             known,
-            text: Arc::clone(shared),
+            batch_text: Arc::clone(shared),
         }
     }
 
-    fn shared(&self) -> &RowText {
-        self.text
+    fn batch_text(&self) -> &RowText {
+        self.batch_text
             .get()
             .expect("a row's text is set once its batch is read")
     }
 
     fn text(&self, span: Span) -> Option<&str> {
-        span.map(|(start, end)| &self.shared().text[start as usize..end as usize])
+        span.map(|(start, end)| &self.batch_text().text[start as usize..end as usize])
     }
 
     /// The value of a known tag with a column of its own.
@@ -183,7 +183,7 @@ impl GameRow {
     /// The values of the tags named with `--tags`, in order.
     pub fn extra_tags(&self) -> impl Iterator<Item = Option<&str>> {
         let (start, end) = self.extra;
-        self.shared().extra[start as usize..end as usize]
+        self.batch_text().extra[start as usize..end as usize]
             .iter()
             .map(|&span| self.text(span))
     }
@@ -231,8 +231,8 @@ impl GameRow {
     }
 }
 
-/// Rows are equal when their values are: the text of the rows' batches
-/// beside theirs does not count.
+/// Rows are equal when their values are, whatever else the text of their
+/// batches holds.
 impl PartialEq for GameRow {
     fn eq(&self, other: &GameRow) -> bool {
         self.values("").eq(other.values(""))
