@@ -176,11 +176,12 @@ fn is_move_number(m: &Masks, start: u32) -> bool {
     leading_digits > 0 && rest & m.dot == rest
 }
 
-/// Whether every word starting at a bit of `starts` (each a digit) ends
-/// within the block and is digits and then dots: move numbers alone, as
-/// between the moves of most games, told for all of them at once. Adding
-/// a word's first bit to the digits carries it past them, adding that to
-/// the dots carries it past those, and there each word must end.
+/// Whether every word starting at a bit of `starts` ends within the block
+/// and is digits and then dots: move numbers alone, as between the moves
+/// of most games, told for all of them at once. Adding a word's first bit
+/// to the digits carries it past them, adding that to the dots carries it
+/// past those, and there each word must end (a word that begins with no
+/// digit, `!?` say, goes nowhere, and fails).
 #[inline]
 fn all_move_numbers(m: &Masks, starts: u64) -> bool {
     let (past_digits, carry_out) = starts.overflowing_add(m.digit);
@@ -275,7 +276,7 @@ pub(super) fn count_plies(text: &[u8]) -> Option<u32> {
         // read alone are counted when it is read.
         let mut counted = starts & !m.read_alone & !m.nag;
         let mut alone = starts & m.read_alone;
-        if alone & !m.digit == 0 && all_move_numbers(&m, alone) {
+        if all_move_numbers(&m, alone) {
             // They count nothing.
             alone = 0;
         }
@@ -387,6 +388,7 @@ mod tests {
         assert!(!told("1. e4 1-0", &[0, 6]));
         assert!(!told("1.e4", &[0]));
         assert!(!told("1.2", &[0]));
+        assert!(!told("1. e4 !? 2. d4", &[0, 6, 9]));
         // A number at the end of the block may run on into the next.
         assert!(!told(&format!("{}12", " ".repeat(62)), &[62]));
         assert!(!told(&format!("{}1..", " ".repeat(61)), &[61]));
