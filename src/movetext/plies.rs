@@ -12,8 +12,8 @@
 //! the words that begin with a digit, `!` or `?` (move numbers, results,
 //! glyphs, `0-0`) are read one by one, by the same rules as
 //! [`Mainline`](super::Mainline); a `*`, a result wherever it stands, ends
-//! the count. A comment that runs past its block is skipped
-//! with one search for its `}`.
+//! the count. A comment that runs past its block is skipped with one
+//! search for its `}`.
 //!
 //! Movetext this fast path does not read, a `;` comment, an escape line
 //! (`%`) or a variation, outside comments, is counted by the lexer
