@@ -315,19 +315,19 @@ fn plies(batch: &Batch, game: &Game) -> Option<u32> {
 fn extra_tags(batch: &Batch, game: &Game, schema: &Schema, text: &mut RowText) -> (u32, u32) {
     let names = schema.extra_tags();
     let start = text.extra.len();
-    text.extra.resize(start + names.len(), None);
-    let mut tags = vec![None; names.len()];
     if !names.is_empty() {
+        let mut tags = vec![None; names.len()];
         for tag in batch.tags_of(game) {
             if let Some(i) = names.iter().position(|name| is_named(batch, tag, name)) {
                 tags[i] = Some(tag);
             }
         }
+        for tag in tags {
+            let span = tag.and_then(|tag| text.push(&tag_value(batch, tag)));
+            text.extra.push(span);
+        }
     }
-    for (i, tag) in tags.into_iter().enumerate() {
-        text.extra[start + i] = tag.and_then(|tag| text.push(&tag_value(batch, tag)));
-    }
-    let at = |at: usize| u32::try_from(at).expect("a batch's games are under 4 G");
+    let at = |at: usize| u32::try_from(at).expect("a batch holds under 4 G tag values");
     (at(start), at(text.extra.len()))
 }
 
