@@ -666,6 +666,45 @@ mod tests {
         assert!(message.contains("a bug in the consumer"), "{message}");
     }
 
+    /// The read-ahead thread tries an interrupted read again: a stream a
+    /// signal keeps interrupting gives every byte and no error.
+    #[test]
+    fn interrupted_reads_of_a_stream_are_retried() {
+        struct Interrupting<'a> {
+            bytes: &'a [u8],
+            interrupted: bool,
+        }
+        impl Read for Interrupting<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                self.interrupted = !self.interrupted;
+                if self.interrupted {
+                    return Err(io::ErrorKind::Interrupted.into());
+                }
+                let n = buf.len().min(4096).min(self.bytes.len());
+                buf[..n].copy_from_slice(&self.bytes[..n]);
+                self.bytes = &self.bytes[n..];
+                Ok(n)
+            }
+        }
+        let input = archive(2000);
+        let source = Interrupting {
+            bytes: &input,
+            interrupted: false,
+        };
+        let mut out = Vec::new();
+        run(
+            source,
+            PipelineConfig::default(),
+            |_| (),
+            |batch, ()| {
+                out.extend_from_slice(&batch.data);
+                Ok::<_, ()>(())
+            },
+        )
+        .expect("an interrupted read is no error");
+        assert_eq!(out, input);
+    }
+
     #[test]
     fn consumer_error_stops_the_run() {
         let input = archive(5000);
