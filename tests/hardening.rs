@@ -2080,6 +2080,76 @@ fn full_disk_is_an_error_and_the_input_is_intact() {
     );
 }
 
+/// An output that fails ends the run at once, also while standard input
+/// stays open with nothing more to read (a pipe whose writer waits, as
+/// `tail -f` does): the run does not wait for the input to end.
+#[test]
+fn a_failed_output_ends_the_run_while_standard_input_stays_open() {
+    if !Path::new("/dev/full").exists() {
+        say_skipped(
+            "hardening::a_failed_output_ends_the_run_while_standard_input_stays_open",
+            "no /dev/full on this system",
+        );
+        return;
+    }
+    // More than a batch (1 MiB) of input, and more output than any write
+    // buffer holds, so the output fails while standard input is open:
+    // TCEC games for the commands that copy games, many games of one move
+    // for the rows of `games`.
+    let archive = big_plain_archive(3 << 20);
+    let one_move_games: Vec<u8> = (0..100_000)
+        .flat_map(|i| format!("[Event \"{i}\"]\n\n1. e4 *\n").into_bytes())
+        .collect();
+    let cases: [(&[&str], &[u8]); 4] = [
+        (&["tag", "-q", "-o", "/dev/full", "-"], &archive),
+        (&["fix", "-q", "-o", "/dev/full", "-"], &archive),
+        (
+            &["filter", "-q", "--kind", "chess960", "-o", "/dev/full", "-"],
+            &archive,
+        ),
+        (
+            &["games", "-q", "--format", "csv", "-o", "/dev/full", "-"],
+            &one_move_games,
+        ),
+    ];
+    for (args, input) in cases {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("pgn960 starts");
+        let mut feed = child.stdin.take().expect("piped stdin");
+        let bytes = input.to_vec();
+        let (done_tx, done_rx) = mpsc::channel::<()>();
+        // Writes the archive, then holds standard input open until the
+        // run has ended.
+        let writer = thread::spawn(move || {
+            let _ = feed.write_all(&bytes);
+            let _ = done_rx.recv();
+            drop(feed);
+        });
+        let mut err = child.stderr.take().expect("piped stderr");
+        let stderr = thread::spawn(move || {
+            let mut buf = String::new();
+            let _ = err.read_to_string(&mut buf);
+            buf
+        });
+        let status = wait_limited(&mut child, Duration::from_secs(20));
+        let _ = done_tx.send(());
+        writer.join().expect("the writer ends");
+        let status = status.unwrap_or_else(|| panic!("{args:?} waited for the open input: killed"));
+        let stderr = stderr.join().expect("stderr reader");
+        assert_eq!(status.code(), Some(2), "{args:?}: {stderr}");
+        assert_one_error_line(
+            &stderr,
+            &["/dev/full", "No space left"],
+            &format!("{args:?}"),
+        );
+    }
+}
+
 /// Reads a little of a command's output and closes the pipe: exit 0, and
 /// nothing on stderr.
 fn assert_quiet_on_broken_pipe(args: &[&str]) {

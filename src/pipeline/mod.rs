@@ -20,7 +20,9 @@
 //! memory whatever the input. A panic in the work on a batch ends the run
 //! with [`PipelineError::Panic`] rather than leaving it waiting for that
 //! batch forever; one in the consumer goes on up, once the splitter has
-//! been told to stop.
+//! been told to stop. When the consumer stops (its output failed), a
+//! stream's reading thread is not waited for: the run ends at once, even
+//! on a pipe that stays open with nothing to read.
 
 use std::collections::BTreeMap;
 use std::io::{self, Read};
@@ -37,7 +39,7 @@ mod speculative;
 
 use budget::{Budget, MAX_BYTES_IN_FLIGHT, batch_cost};
 use lines::{BatchLines, LinePlacer};
-use read_ahead::read_ahead;
+use read_ahead::{Stop, read_ahead, read_ahead_detached};
 use speculative::Chain;
 
 /// How a pipeline runs.
@@ -76,7 +78,9 @@ impl PipelineConfig {
 /// with its result to `consume`, in input order, on the calling thread.
 ///
 /// Stops early when `consume` fails (a broken pipe, a full disk): the
-/// reader is told to stop and no further batch is consumed.
+/// reader is told to stop and no further batch is consumed. `source` may
+/// borrow, so the run still waits for its read under way to return; an
+/// opened input given to [`run_reader`] does not hold up the run that way.
 ///
 /// # Errors
 ///
@@ -112,11 +116,33 @@ where
     W: Fn(&Batch) -> T + Sync,
     C: FnMut(&Batch, T) -> Result<(), E>,
 {
+    let stop = Stop::default();
     std::thread::scope(|scope| {
-        let chunks = read_ahead(scope, source);
+        let chunks = read_ahead(scope, source, &stop);
         let games = config.set_up(GameReader::from_buf_read(chunks));
-        run_games(games, config, work, consume)
+        run_games(games, config, &stop, work, consume)
     })
+}
+
+/// As [`run`], for a stream read on a thread the run does not wait for:
+/// when the consumer stops early, the run ends at once, even while that
+/// thread waits on a pipe that stays open (see `read_ahead_detached`).
+fn run_stream<R, T, E, W, C>(
+    source: R,
+    config: PipelineConfig,
+    work: W,
+    consume: C,
+) -> Result<(), PipelineError<E>>
+where
+    R: Read + Send + 'static,
+    T: Send,
+    W: Fn(&Batch) -> T + Sync,
+    C: FnMut(&Batch, T) -> Result<(), E>,
+{
+    let stop = Stop::default();
+    let chunks = read_ahead_detached(source, &stop).map_err(PipelineError::Read)?;
+    let games = config.set_up(GameReader::from_buf_read(chunks));
+    run_games(games, config, &stop, work, consume)
 }
 
 /// As [`run`], for an opened input: a mapped file is split straight from
@@ -165,15 +191,15 @@ where
 {
     let mapped = match reader {
         Reader::Mapped(mapped) => mapped,
-        Reader::Stream(stream) => return run(stream, config, work, consume),
+        Reader::Stream(stream) => return run_stream(stream, config, work, consume),
     };
     let (map, at, read) = mapped.into_parts();
     if config.threads >= 2 && map.len() - at >= stretch.saturating_mul(2) {
         let chain = Chain::new(map, at, read, config, stretch);
-        run_games(chain, config, work, consume)
+        run_games(chain, config, &Stop::default(), work, consume)
     } else {
         let games = config.set_up(GameReader::from_mapped(map, at, read));
-        run_games(games, config, work, consume)
+        run_games(games, config, &Stop::default(), work, consume)
     }
 }
 
@@ -216,10 +242,12 @@ struct Done<T> {
 }
 
 /// As [`run`], with the batches of `games`: a [`GameReader`] set up by
-/// [`PipelineConfig::set_up`], or a [`Chain`].
+/// [`PipelineConfig::set_up`], or a [`Chain`]; `stop` is set once the
+/// consumer is done.
 fn run_games<S, T, E, W, C>(
     mut games: S,
     config: PipelineConfig,
+    stop: &Stop,
     work: W,
     mut consume: C,
 ) -> Result<(), PipelineError<E>>
@@ -289,7 +317,7 @@ where
             .map_err(PipelineError::Read)?;
 
         let consumed = {
-            let _closed_at_the_end = CloseOnDrop(budget);
+            let _closed_at_the_end = CloseOnDrop(budget, stop);
             consume_in_order(result_rx, budget, &spare_tx, &mut consume)
         };
         let read = splitter
@@ -301,12 +329,14 @@ where
 
 /// Closes the budget when the consumer is done, also when it panics: the
 /// splitter, waiting for room in the budget, then stops, and the panic
-/// ends the run instead of the run waiting for the splitter forever.
-struct CloseOnDrop<'a>(&'a Budget);
+/// ends the run instead of the run waiting for the splitter forever. A
+/// splitter waiting for a stream's bytes stops too (the [`Stop`]).
+struct CloseOnDrop<'a>(&'a Budget, &'a Stop);
 
 impl Drop for CloseOnDrop<'_> {
     fn drop(&mut self) {
         self.0.close();
+        self.1.stop();
     }
 }
 
@@ -357,6 +387,8 @@ pub enum PipelineError<E> {
 
 #[cfg(test)]
 mod tests {
+    use std::io::Write;
+
     use super::*;
 
     fn archive(games: usize) -> Vec<u8> {
@@ -703,6 +735,40 @@ mod tests {
         )
         .expect("an interrupted read is no error");
         assert_eq!(out, input);
+    }
+
+    /// A stream that stays open with nothing more to read (its writer
+    /// waits) does not hold up the end of a run whose consumer stopped.
+    #[test]
+    fn a_stopped_consumer_ends_the_run_while_the_stream_stays_open() {
+        let (source, mut writer) = io::pipe().expect("a pipe");
+        let (ended_tx, ended_rx) = mpsc::channel::<()>();
+        // Writes more than a read-ahead chunk (1 MiB), then holds the pipe
+        // open until the run ends.
+        let feeding = std::thread::spawn(move || {
+            let _ = writer.write_all(&archive(20_000));
+            let _ = ended_rx.recv();
+        });
+        let config = PipelineConfig {
+            batch_bytes: 1024,
+            ..PipelineConfig::default()
+        };
+        let (done_tx, done_rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let result = run_reader(
+                Reader::Stream(Box::new(source)),
+                config,
+                |_| (),
+                |_, ()| Err(io::Error::new(io::ErrorKind::StorageFull, "full")),
+            );
+            let _ = done_tx.send(result.is_err());
+        });
+        let failed = done_rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("the run ends while the stream is open");
+        assert!(failed, "the consumer's error ends the run");
+        drop(ended_tx);
+        feeding.join().expect("the writer ends");
     }
 
     #[test]
