@@ -481,6 +481,25 @@ mod tests {
         assert_eq!(heads, [(1, false), (2, false)]);
     }
 
+    /// A comment longer than a read is left where its `}` is, wherever the
+    /// reads end: the `;` before that `}` is comment text, so it hides
+    /// nothing after it on the line, and the next comment there hides the
+    /// `[Event` line within it.
+    #[test]
+    fn reading_goes_on_right_after_a_long_comments_end() {
+        let long = "x".repeat(2 * super::window::READ_BYTES);
+        let input = format!(
+            "[Event \"a\"]\n\n1. e4 {{{long};}} {{b\n[Event \"hidden\"]\n}} e5 *\n\n[Event \"c\"]\n\n*\n"
+        );
+        let games = split(input.as_bytes());
+        assert_eq!(
+            games.len(),
+            2,
+            "the `[Event` line in a comment starts no game"
+        );
+        assert!(games[0].1.ends_with("e5 *\n\n"));
+    }
+
     #[test]
     fn a_game_that_ends_inside_a_comment_is_cut_off() {
         for (input, cut_off) in [
