@@ -73,6 +73,7 @@ pub(super) fn read_ahead_detached<R: Read + Send + 'static>(
     Ok(reader)
 }
 
+/// A chunk and how many of its bytes were read into it, or a read's error.
 type Chunk = io::Result<(Vec<u8>, usize)>;
 
 /// The splitter's side, and the reading thread's ends of its channels.
