@@ -52,6 +52,8 @@ pub mod position;
 pub mod split;
 pub mod stats;
 pub mod tag;
+#[cfg(test)]
+mod test_support;
 pub mod validate;
 
 pub use position::{BackRank, StartArray};

@@ -702,27 +702,8 @@ mod tests {
     /// signal keeps interrupting gives every byte and no error.
     #[test]
     fn interrupted_reads_of_a_stream_are_retried() {
-        struct Interrupting<'a> {
-            bytes: &'a [u8],
-            interrupted: bool,
-        }
-        impl Read for Interrupting<'_> {
-            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-                self.interrupted = !self.interrupted;
-                if self.interrupted {
-                    return Err(io::ErrorKind::Interrupted.into());
-                }
-                let n = buf.len().min(4096).min(self.bytes.len());
-                buf[..n].copy_from_slice(&self.bytes[..n]);
-                self.bytes = &self.bytes[n..];
-                Ok(n)
-            }
-        }
         let input = archive(2000);
-        let source = Interrupting {
-            bytes: &input,
-            interrupted: false,
-        };
+        let source = crate::test_support::Interrupting::new(&input, 4096);
         let mut out = Vec::new();
         run(
             source,

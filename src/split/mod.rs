@@ -334,10 +334,7 @@ mod tests {
     #[test]
     fn interrupted_reads_are_retried() {
         let input = b"[Event \"a\"]\n\n1. e4 *\n\n[Event \"b\"]\n\n1. d4 1-0\n";
-        let interrupting = Interrupting {
-            bytes: &input[..],
-            interrupted: false,
-        };
+        let interrupting = crate::test_support::Interrupting::new(input, 5);
         let mut reader = GameReader::new(interrupting);
         let mut data = Vec::new();
         let mut games = 0;
@@ -346,26 +343,6 @@ mod tests {
             data.extend_from_slice(&batch.data);
         }
         assert_eq!((games, &data[..]), (2, &input[..]));
-    }
-
-    /// A source whose every other read is interrupted, the others giving
-    /// at most five bytes.
-    struct Interrupting<'a> {
-        bytes: &'a [u8],
-        interrupted: bool,
-    }
-
-    impl Read for Interrupting<'_> {
-        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-            self.interrupted = !self.interrupted;
-            if self.interrupted {
-                return Err(io::ErrorKind::Interrupted.into());
-            }
-            let n = buf.len().min(5).min(self.bytes.len());
-            buf[..n].copy_from_slice(&self.bytes[..n]);
-            self.bytes = &self.bytes[n..];
-            Ok(n)
-        }
     }
 
     struct FailingReader;
