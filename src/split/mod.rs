@@ -458,9 +458,9 @@ mod tests {
         assert_eq!(heads, [(1, false), (2, false)]);
     }
 
-    /// A comment longer than a read is left where its `}` is, wherever the
-    /// reads end: the `;` before that `}` is comment text, so it hides
-    /// nothing after it on the line, and the next comment there hides the
+    /// Reading resumes right after the `}` of a comment longer than a
+    /// read: the `;` just before that `}` is comment text and hides nothing
+    /// after it on the line, so the next comment there still hides the
     /// `[Event` line within it.
     #[test]
     fn reading_goes_on_right_after_a_long_comments_end() {
