@@ -8,6 +8,10 @@ use std::fmt::Write as _;
 use std::fs;
 use std::io::{Read, Write as _};
 use std::path::{Path, PathBuf};
+use std::process::{ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
 
@@ -255,6 +259,64 @@ pub fn pgn960<S: AsRef<OsStr>>(args: &[S], stdin: Option<&[u8]>) -> Run {
     );
     assert_no_panic(&run, &what);
     run
+}
+
+/// Runs `pgn960` with `args`, writing `input` to its standard input and
+/// then holding that open, as a pipe whose writer waits (`tail -f`); waits
+/// at most `limit` for it to end. Its exit status and stderr, or `None`
+/// when it was still running (it is then killed): it waited for the input.
+pub fn pgn960_with_stdin_held_open(
+    args: &[&str],
+    input: &[u8],
+    limit: Duration,
+) -> Option<(ExitStatus, String)> {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pgn960"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("pgn960 starts");
+    let mut feed = child.stdin.take().expect("piped stdin");
+    let bytes = input.to_vec();
+    let (ended_tx, ended_rx) = mpsc::channel::<()>();
+    let writer = thread::spawn(move || {
+        // A child that has ended closes the pipe: that write fails, which
+        // is fine.
+        let _ = feed.write_all(&bytes);
+        let _ = ended_rx.recv();
+    });
+    let mut err = child.stderr.take().expect("piped stderr");
+    let stderr = thread::spawn(move || {
+        let mut buf = String::new();
+        let _ = err.read_to_string(&mut buf);
+        buf
+    });
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waitable") {
+            break Some(status);
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
+    drop(ended_tx);
+    writer.join().expect("the writer ends");
+    let stderr = stderr.join().expect("stderr reader");
+    status.map(|status| (status, stderr))
+}
+
+/// `count` games of one move each.
+pub fn one_move_games(count: usize) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for i in 0..count {
+        bytes.extend_from_slice(format!("[Event \"{i}\"]\n\n1. e4 *\n").as_bytes());
+    }
+    bytes
 }
 
 fn assert_no_panic(run: &Run, what: &str) {

@@ -17,8 +17,8 @@ use parquet::basic::Compression;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 
 use crate::common::{
-    corpus_or_skip, lines, pgn960, read_pgn, sample_archives, sample_file, sample_files,
-    say_skipped, short_name, testdata_file,
+    corpus_or_skip, lines, one_move_games, pgn960, read_pgn, sample_archives, sample_file,
+    sample_files, say_skipped, short_name, testdata_file,
 };
 
 /// One cell: `None` for null.
@@ -916,7 +916,7 @@ fn a_full_disk_is_one_error_line() {
     }
     let dir = tempfile::tempdir().expect("a temporary directory");
     let many = dir.path().join("many.pgn");
-    let bytes = tiny_games(120_000);
+    let bytes = one_move_games(120_000);
     fs::write(&many, &bytes).expect("writable");
     let fixture = testdata_file("games/fixture.pgn");
     for input in [&many, &fixture] {
@@ -941,15 +941,6 @@ fn a_full_disk_is_one_error_line() {
             );
         }
     }
-}
-
-/// `count` games of one move each.
-fn tiny_games(count: usize) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    for i in 0..count {
-        bytes.extend_from_slice(format!("[Event \"{i}\"]\n\n1. e4 *\n").as_bytes());
-    }
-    bytes
 }
 
 /// A missing input is reported and the others are still written; the

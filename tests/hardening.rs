@@ -43,8 +43,8 @@ use pgn960::tag::{TagCounts, TagOptions, apply, tag_batch};
 use pgn960::validate::{ValidateOptions, validate_batch};
 
 use crate::common::{
-    bytes_diff, corpus, corpus_or_skip, pgn960, read_pgn, sample_file, sample_files, say_skipped,
-    short_name, strip_id_lines,
+    bytes_diff, corpus, corpus_or_skip, one_move_games, pgn960, pgn960_with_stdin_held_open,
+    read_pgn, sample_file, sample_files, say_skipped, short_name, strip_id_lines,
 };
 use crate::fix::{FixRow, apply_report};
 
@@ -2097,9 +2097,7 @@ fn a_failed_output_ends_the_run_while_standard_input_stays_open() {
     // TCEC games for the commands that copy games, many games of one move
     // for the rows of `games`.
     let archive = big_plain_archive(3 << 20);
-    let one_move_games: Vec<u8> = (0..100_000)
-        .flat_map(|i| format!("[Event \"{i}\"]\n\n1. e4 *\n").into_bytes())
-        .collect();
+    let one_move_games = one_move_games(100_000);
     let cases: [(&[&str], &[u8]); 4] = [
         (&["tag", "-q", "-o", "/dev/full", "-"], &archive),
         (&["fix", "-q", "-o", "/dev/full", "-"], &archive),
@@ -2113,34 +2111,8 @@ fn a_failed_output_ends_the_run_while_standard_input_stays_open() {
         ),
     ];
     for (args, input) in cases {
-        let mut child = Command::new(BIN)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("pgn960 starts");
-        let mut feed = child.stdin.take().expect("piped stdin");
-        let bytes = input.to_vec();
-        let (done_tx, done_rx) = mpsc::channel::<()>();
-        // Writes the archive, then holds standard input open until the
-        // run has ended.
-        let writer = thread::spawn(move || {
-            let _ = feed.write_all(&bytes);
-            let _ = done_rx.recv();
-            drop(feed);
-        });
-        let mut err = child.stderr.take().expect("piped stderr");
-        let stderr = thread::spawn(move || {
-            let mut buf = String::new();
-            let _ = err.read_to_string(&mut buf);
-            buf
-        });
-        let status = wait_limited(&mut child, Duration::from_secs(20));
-        let _ = done_tx.send(());
-        writer.join().expect("the writer ends");
-        let status = status.unwrap_or_else(|| panic!("{args:?} waited for the open input: killed"));
-        let stderr = stderr.join().expect("stderr reader");
+        let (status, stderr) = pgn960_with_stdin_held_open(args, input, Duration::from_secs(20))
+            .unwrap_or_else(|| panic!("{args:?} waited for the open input: killed"));
         assert_eq!(status.code(), Some(2), "{args:?}: {stderr}");
         assert_one_error_line(
             &stderr,

@@ -3,12 +3,11 @@
 //! could read nothing leaves its output files as they were.
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
-use crate::common::pgn960;
+use crate::common::{pgn960, pgn960_with_stdin_held_open};
 
 const BIN: &str = env!("CARGO_BIN_EXE_pgn960");
 
@@ -166,36 +165,10 @@ fn an_output_that_cannot_be_created_is_an_error_before_any_input_is_read() {
         &["fix", "-o", "/nonexistent/x.pgn"],
         &["fix", "--report", "/nonexistent/r.csv"],
     ] {
-        let mut child = Command::new(BIN)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("pgn960 starts");
-        // A game, and then standard input stays open. (A child that has
-        // already ended closes the pipe: that write fails, which is fine.)
-        let mut stdin = child.stdin.take().expect("piped");
-        let _ = stdin.write_all(&sample());
-        let started = Instant::now();
-        let status = loop {
-            if let Some(status) = child.try_wait().expect("waitable") {
-                break Some(status);
-            }
-            if started.elapsed() > Duration::from_secs(20) {
-                break None;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        drop(stdin);
-        let Some(status) = status else {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{args:?} read its input before failing on its output");
-        };
-        let mut stderr = String::new();
-        std::io::Read::read_to_string(&mut child.stderr.take().expect("piped"), &mut stderr)
-            .expect("readable");
+        // A game, and then standard input stays open.
+        let (status, stderr) =
+            pgn960_with_stdin_held_open(args, &sample(), Duration::from_secs(20))
+                .unwrap_or_else(|| panic!("{args:?} read its input before failing on its output"));
         assert_eq!(status.code(), Some(2), "{args:?}: {stderr}");
         let output = args[args.len() - 1];
         assert!(stderr.starts_with(&format!("pgn960: {output}")), "{stderr}");
