@@ -276,6 +276,16 @@ pub fn open(source: &Source, mmap: MmapChoice) -> io::Result<Opened> {
             (Box::new(file), Some(meta.len()))
         }
     };
+    opened_stream(raw, raw_len, raw_read)
+}
+
+/// A stream: its first bytes read to tell its compression, then put back
+/// in front of the rest.
+fn opened_stream(
+    raw: Box<dyn Read + Send>,
+    raw_len: Option<u64>,
+    raw_read: Arc<AtomicU64>,
+) -> io::Result<Opened> {
     let mut counting = CountingReader {
         inner: raw,
         count: Arc::clone(&raw_read),
@@ -526,6 +536,26 @@ mod tests {
         opened.reader.read_to_end(&mut out).unwrap();
         assert_eq!(out, pgn);
         assert_eq!(opened.raw_read.load(Ordering::Relaxed), packed.len() as u64);
+    }
+
+    #[test]
+    fn a_stream_read_a_byte_at_a_time_and_interrupted_is_sniffed_whole() {
+        let pgn = b"[Event \"x\"]\n\n1. e4 *\n".repeat(10);
+        for compression in [Compression::None, Compression::Gzip, Compression::Zstd] {
+            let mut encoder = compression.encoder(Vec::new()).unwrap();
+            encoder.write_all(&pgn).unwrap();
+            let packed: &'static [u8] = encoder.finish().unwrap().leak();
+            // Every other read is interrupted, the others give one byte:
+            // the magic number comes in six reads.
+            let raw = Box::new(crate::test_support::Interrupting::new(packed, 1));
+            let raw_read = Arc::new(AtomicU64::new(0));
+            let mut opened = opened_stream(raw, None, Arc::clone(&raw_read)).unwrap();
+            assert_eq!(opened.compression, compression);
+            let mut out = Vec::new();
+            opened.reader.read_to_end(&mut out).unwrap();
+            assert_eq!(out, pgn, "{compression:?}");
+            assert_eq!(raw_read.load(Ordering::Relaxed), packed.len() as u64);
+        }
     }
 
     #[test]
