@@ -15,6 +15,11 @@
 //! the count. A comment that runs past its block is skipped with one
 //! search for its `}`.
 //!
+//! The masks come from SSE2, which every x86_64 CPU has, 16 bytes a
+//! compare; on a CPU with AVX-512BW, asked once a game, from one compare
+//! of all 64 bytes a class, in a copy of the count compiled for it
+//! (`count_plies_wide`). Elsewhere a byte at a time.
+//!
 //! Movetext this fast path does not read, a `;` comment, an escape line
 //! (`%`) or a variation, outside comments, is counted by the lexer
 //! instead ([`super::mainline_plies`] falls back), so both ways give the
@@ -140,6 +145,42 @@ fn masks_sse2(chunk: &[u8; BLOCK]) -> Masks {
     masks
 }
 
+/// The masks of a block, with AVX-512BW: one compare per class of byte,
+/// each straight into a mask of 64 bits.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw")]
+#[inline]
+fn masks_avx512(chunk: &[u8; BLOCK]) -> Masks {
+    use std::arch::x86_64::{
+        __m512i, _mm512_cmpeq_epi8_mask, _mm512_cmplt_epu8_mask, _mm512_loadu_si512,
+        _mm512_set1_epi8, _mm512_sub_epi8,
+    };
+    // SAFETY: `chunk` holds 64 bytes, and the load needs no alignment.
+    let v = unsafe { _mm512_loadu_si512(chunk.as_ptr().cast::<__m512i>()) };
+    let eq = |byte: u8| _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(byte as i8));
+    let open = eq(b'{');
+    let close = eq(b'}');
+    let star = eq(b'*');
+    let semicolon = eq(b';');
+    let parens = eq(b'(') | eq(b')');
+    let space = eq(b' ') | eq(b'\t') | eq(b'\n') | eq(b'\r');
+    let digit = _mm512_cmplt_epu8_mask(
+        _mm512_sub_epi8(v, _mm512_set1_epi8(b'0' as i8)),
+        _mm512_set1_epi8(10),
+    );
+    Masks {
+        term: space | open | close | parens | semicolon | star,
+        star,
+        dot: eq(b'.'),
+        open,
+        close,
+        lexer_only: semicolon | parens | eq(b'%'),
+        read_alone: digit | eq(b'!') | eq(b'?'),
+        nag: eq(b'$'),
+        digit,
+    }
+}
+
 /// The bits below bit `n` (`n <= 64`).
 #[inline]
 fn below(n: u32) -> u64 {
@@ -190,6 +231,68 @@ fn all_move_numbers(m: &Masks, starts: u64) -> bool {
     !carry_out && !dots_carry_out && past_dots & !m.dot & !m.term == 0
 }
 
+/// The brace comments of a block.
+#[derive(Debug, PartialEq, Eq)]
+struct BlockComments {
+    /// The bytes of the comments that close within the block, `{` and `}`
+    /// included (and maybe some of the one left open).
+    bytes: u64,
+    /// Where a comment still open at the block's end begins.
+    open_at_end: Option<u32>,
+}
+
+/// The comments of a block from its `{` and `}` bits.
+#[inline]
+fn block_comments(open: u64, close: u64) -> BlockComments {
+    // Most often the braces take turns, `{` first: then the bytes after
+    // an odd number of braces are inside a comment, all of them told at
+    // once by a running XOR of the braces' bits.
+    let inside = prefix_xor(open | close);
+    if open & !inside == 0 && close & inside == 0 {
+        return BlockComments {
+            bytes: inside | close,
+            // After a last `{`, every bit to the top stays set.
+            open_at_end: (inside >> 63 == 1).then(|| 63 - open.leading_zeros()),
+        };
+    }
+    // Else (a `{` within a comment, a `}` outside one) comment by comment.
+    let mut bytes = 0;
+    let mut opens = open;
+    while opens != 0 {
+        let first = opens.trailing_zeros();
+        let closes = close & above(first);
+        if closes == 0 {
+            return BlockComments {
+                bytes,
+                open_at_end: Some(first),
+            };
+        }
+        let end = closes.trailing_zeros();
+        bytes |= from_to(first, end);
+        opens &= above(end);
+    }
+    BlockComments {
+        bytes,
+        open_at_end: None,
+    }
+}
+
+/// Bit `i` is the XOR of `bits`' bits `0..=i`.
+#[inline]
+fn prefix_xor(mut bits: u64) -> u64 {
+    for shift in [1, 2, 4, 8, 16, 32] {
+        bits ^= bits << shift;
+    }
+    bits
+}
+
+/// Where reading goes on after a comment whose text starts at
+/// `text[from]`: past its `}`, or at the end of the text.
+#[inline]
+fn past_comment(text: &[u8], from: usize) -> usize {
+    memchr::memchr(b'}', &text[from..]).map_or(text.len(), |i| from + i + 1)
+}
+
 /// Reads the word starting at `text[start]` as [`Mainline`] does.
 ///
 /// [`Mainline`]: super::Mainline
@@ -207,6 +310,38 @@ fn read_alone(text: &[u8], start: usize) -> MainlineWord {
 /// `None` when it holds more (a `;`, a `%`, a variation): the lexer counts
 /// those.
 pub(super) fn count_plies(text: &[u8]) -> Option<u32> {
+    #[cfg(target_arch = "x86_64")]
+    if has_wide_masks() {
+        // SAFETY: the CPU has every feature `count_plies_wide` is built for.
+        return unsafe { count_plies_wide(text) };
+    }
+    count_plies_with::<false>(text)
+}
+
+/// Whether this CPU has AVX-512BW, and with it what the count compiled
+/// for it uses (`popcnt`, BMI): every CPU with the one has the others, but
+/// each is asked. The standard library keeps the answers, so asking is a
+/// few loads.
+#[cfg(target_arch = "x86_64")]
+fn has_wide_masks() -> bool {
+    is_x86_feature_detected!("avx512bw")
+        && is_x86_feature_detected!("popcnt")
+        && is_x86_feature_detected!("bmi1")
+        && is_x86_feature_detected!("bmi2")
+}
+
+/// [`count_plies`] compiled for AVX-512BW: the masks of a block in one
+/// compare a class, and the counts in one instruction each.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw,popcnt,bmi1,bmi2")]
+fn count_plies_wide(text: &[u8]) -> Option<u32> {
+    count_plies_with::<true>(text)
+}
+
+/// The count, with the masks of AVX-512BW when `WIDE` (only ever inlined
+/// into [`count_plies_wide`]), else with those of [`masks`].
+#[inline(always)]
+fn count_plies_with<const WIDE: bool>(text: &[u8]) -> Option<u32> {
     let mut plies = 0u32;
     let mut at = 0;
     // Whether a word may start at `text[at]`: the last byte before it that
@@ -225,29 +360,26 @@ pub(super) fn count_plies(text: &[u8]) -> Option<u32> {
                 &chunk
             }
         };
+        #[cfg(target_arch = "x86_64")]
+        let m = if WIDE {
+            // SAFETY: `WIDE` is true only where `count_plies_wide`, built
+            // for AVX-512BW, runs this count.
+            unsafe { masks_avx512(block) }
+        } else {
+            masks(block)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
         let m = masks(block);
 
-        // The brace comments that close within the block; one still open
-        // at its end is skipped with a search for its `}`.
+        // The brace comments of the block; one still open at its end is
+        // skipped with a search for its `}`.
         let valid = below(len as u32);
-        let mut comments = 0u64;
-        let mut limit = valid;
-        let mut next = at + len;
-        let mut opens = m.open & valid;
-        while opens != 0 {
-            let open = opens.trailing_zeros();
-            let closes = m.close & valid & above(open);
-            if closes == 0 {
-                limit = below(open);
-                next = memchr::memchr(b'}', &text[at + open as usize + 1..])
-                    .map_or(text.len(), |i| at + open as usize + 1 + i + 1);
-                break;
-            }
-            let close = closes.trailing_zeros();
-            comments |= from_to(open, close);
-            opens &= above(close);
-        }
-        let outside = limit & !comments;
+        let comments = block_comments(m.open & valid, m.close & valid);
+        let (limit, next) = match comments.open_at_end {
+            Some(open) => (below(open), past_comment(text, at + open as usize + 1)),
+            None => (valid, at + len),
+        };
+        let outside = limit & !comments.bytes;
         if m.lexer_only & outside != 0 {
             return None;
         }
@@ -319,36 +451,94 @@ mod tests {
             .count() as u32
     }
 
+    /// The count both ways this machine may take it: with the masks of
+    /// AVX-512BW where it has them, and with those of every CPU. The two
+    /// must agree.
+    fn counted(text: &[u8]) -> Option<u32> {
+        let narrow = count_plies_with::<false>(text);
+        assert_eq!(
+            count_plies(text),
+            narrow,
+            "{:?}",
+            String::from_utf8_lossy(text)
+        );
+        narrow
+    }
+
+    /// Blocks of the bytes movetext is made of (and some it is not), then
+    /// blocks of one byte each, through `masks` (the SSE2 masks on x86_64)
+    /// and, where this CPU has AVX-512BW, its masks.
     #[test]
-    fn sse2_masks_agree_with_a_byte_at_a_time() {
-        let mut chunk = [0u8; BLOCK];
+    fn vector_masks_agree_with_a_byte_at_a_time() {
+        let mut blocks = Vec::new();
         let alphabet = b" \t\n\r{}();.%$*!?0159/-aNxO=+#\x00\xff\x80/:[]";
         for seed in 0..4000u32 {
+            let mut chunk = [0u8; BLOCK];
             for (i, b) in chunk.iter_mut().enumerate() {
                 let x = seed
                     .wrapping_mul(2_654_435_761)
                     .wrapping_add(i as u32 * 40_503);
                 *b = alphabet[(x >> 13) as usize % alphabet.len()];
             }
-            assert_eq!(masks(&chunk), masks_scalar(&chunk), "seed {seed}");
+            blocks.push(chunk);
         }
-        for b in 0..=255u8 {
-            let chunk = [b; BLOCK];
-            assert_eq!(masks(&chunk), masks_scalar(&chunk), "byte {b}");
+        blocks.extend((0..=255u8).map(|b| [b; BLOCK]));
+        for chunk in &blocks {
+            assert_eq!(masks(chunk), masks_scalar(chunk), "{chunk:?}");
         }
+        #[cfg(target_arch = "x86_64")]
+        if is_x86_feature_detected!("avx512bw") {
+            for chunk in &blocks {
+                // SAFETY: the CPU has AVX-512BW.
+                let wide = unsafe { masks_avx512(chunk) };
+                assert_eq!(wide, masks_scalar(chunk), "{chunk:?}");
+            }
+        } else {
+            eprintln!("no AVX-512BW here: its masks not checked");
+        }
+    }
+
+    /// Comments told at once where braces take turns, one by one where
+    /// they do not, the same either way.
+    #[test]
+    fn comments_of_a_block() {
+        let comments = |text: &str| {
+            let mut chunk = [b' '; BLOCK];
+            chunk[..text.len()].copy_from_slice(text.as_bytes());
+            let m = masks_scalar(&chunk);
+            let found = block_comments(m.open, m.close);
+            let bits = |marks: &str| {
+                let marked = marks.bytes().enumerate().filter(|&(_, b)| b == b'#');
+                marked.fold(0u64, |mask, (i, _)| mask | 1 << i)
+            };
+            (found, bits)
+        };
+        // In turns: two closed, one left open.
+        let (found, bits) = comments("a {b} c {d e} f {g");
+        assert_eq!(found.open_at_end, Some(16));
+        assert_eq!(found.bytes & below(16), bits("  ###   #####     "));
+        // A `{` within a comment, a `}` outside one: one by one.
+        let (found, bits) = comments("{a { b} } {c}");
+        assert_eq!(found.open_at_end, None);
+        assert_eq!(found.bytes, bits("#######   ###"));
+        let (found, bits) = comments("} {x} {y");
+        assert_eq!(found.open_at_end, Some(6));
+        assert_eq!(found.bytes, bits("  ###   "));
+        assert_eq!(prefix_xor(0b0010_0100), 0b0001_1100);
+        assert_eq!(prefix_xor(1 << 60), 0b1111 << 60);
     }
 
     #[test]
     fn counts_moves_not_numbers_nags_glyphs_comments_or_what_follows_the_result() {
         let text =
             b"1. e4 { [%clk 0:01:00] } 1... e5 $1 2.Nf3 !? 2...Nc6!? 3. O-O 0-0 {a { b} 1-0 Nf3";
-        assert_eq!(count_plies(text), Some(6));
+        assert_eq!(counted(text), Some(6));
         assert_eq!(lexed(text), 6);
-        assert_eq!(count_plies(b"e4 {never closed 1-0"), Some(1));
-        assert_eq!(count_plies(b"12 12. 1.2 !x * e4"), Some(2));
+        assert_eq!(counted(b"e4 {never closed 1-0"), Some(1));
+        assert_eq!(counted(b"12 12. 1.2 !x * e4"), Some(2));
         // `*` is a result wherever it stands: after `h6`, it ends the count.
-        assert_eq!(count_plies(b"1. e4 e5 2. Nf3 h6* Nc3"), Some(4));
-        assert_eq!(count_plies(b"12.* e4"), Some(0));
+        assert_eq!(counted(b"1. e4 e5 2. Nf3 h6* Nc3"), Some(4));
+        assert_eq!(counted(b"12.* e4"), Some(0));
     }
 
     /// The masks tell a move number alone (digits, then dots) without
@@ -397,15 +587,10 @@ mod tests {
     #[test]
     fn what_only_the_lexer_reads_is_left_to_it() {
         for text in [&b"e4 (e5) *"[..], b"e4 ; x\ne5", b"e4\n% esc\ne5", b"e4%"] {
-            assert_eq!(
-                count_plies(text),
-                None,
-                "{:?}",
-                String::from_utf8_lossy(text)
-            );
+            assert_eq!(counted(text), None, "{:?}", String::from_utf8_lossy(text));
         }
         // Inside a comment, they are text.
-        assert_eq!(count_plies(b"e4 {(;%)} e5"), Some(2));
+        assert_eq!(counted(b"e4 {(;%)} e5"), Some(2));
     }
 
     #[test]
@@ -422,10 +607,10 @@ mod tests {
             ] {
                 let text = format!("{}{tail}", " ".repeat(pad));
                 let bytes = text.as_bytes();
-                assert_eq!(count_plies(bytes), Some(lexed(bytes)), "{text:?}");
+                assert_eq!(counted(bytes), Some(lexed(bytes)), "{text:?}");
                 let text = format!("{}. {tail}", "x".repeat(pad));
                 let bytes = text.as_bytes();
-                assert_eq!(count_plies(bytes), Some(lexed(bytes)), "{text:?}");
+                assert_eq!(counted(bytes), Some(lexed(bytes)), "{text:?}");
             }
         }
     }
@@ -482,7 +667,7 @@ mod tests {
                 text.push_str(PIECES[(state >> 8) as usize % n]);
             }
             let bytes = text.as_bytes();
-            if let Some(plies) = count_plies(bytes) {
+            if let Some(plies) = counted(bytes) {
                 answered += 1;
                 assert_eq!(plies, lexed(bytes), "{text:?}");
             }
