@@ -357,6 +357,53 @@ mod tests {
     fn whitespace_only_input_has_no_game() {
         assert!(split(b"\n\n  \n").is_empty());
         assert!(split(b"").is_empty());
+        assert!(split(b"\n \t").is_empty());
+    }
+
+    /// Blanks that run to the end of the input, on a line of their own,
+    /// stay with the game before them.
+    #[test]
+    fn blanks_at_the_end_of_the_input_end_the_last_game() {
+        let games = split(b"[Event \"a\"]\n\n1. e4 *\n \t ");
+        assert_eq!(games, [(1, "[Event \"a\"]\n\n1. e4 *\n \t ".to_string())]);
+    }
+
+    /// A tag section that reaches the end of the first read: its first tag
+    /// line, then an escape line of `%` and `x`s (which no limit on tag
+    /// lines cuts short) up to `len` bytes in all, no line end.
+    fn tag_section_of(len: usize) -> Vec<u8> {
+        let mut input = b"[Event \"a\"]\n%".to_vec();
+        input.resize(len, b'x');
+        input
+    }
+
+    /// A line of blanks in a tag section that a read cuts, far into the
+    /// read, is undecided until its first other byte: a tag pair there,
+    /// after a blank line, still starts the next game.
+    #[test]
+    fn a_tag_line_after_blanks_cut_by_a_read_still_starts_a_game() {
+        let mut input = tag_section_of(window::READ_BYTES - 4);
+        input.extend_from_slice(b"\n\n  "); // the first read ends here
+        assert_eq!(input.len(), window::READ_BYTES);
+        input.extend_from_slice(b"  [Event \"b\"]\n\n*\n");
+        let games = split(&input);
+        assert_eq!(games.len(), 2);
+        // The line, blanks and all, is the next game's.
+        assert_eq!(games[1].1, "    [Event \"b\"]\n\n*\n");
+    }
+
+    /// A `\r\n` that a read cuts between its two bytes is one line end,
+    /// not a `\r` and then a blank line: in a tag section, a tag repeated
+    /// on the next line starts no new game.
+    #[test]
+    fn a_crlf_cut_by_a_read_is_one_line_end() {
+        let mut input = tag_section_of(window::READ_BYTES - 1);
+        input.push(b'\r'); // the first read's last byte
+        input.extend_from_slice(b"\n[Event \"b\"]\r\n\r\n*\r\n");
+        assert_eq!(split(&input).len(), 1);
+        // Where the `\r` is not the read's last byte, the same.
+        input.remove(20);
+        assert_eq!(split(&input).len(), 1);
     }
 
     #[test]
