@@ -4,9 +4,11 @@
 //!
 //! The count reads 64 bytes at a time as bit masks (the splitter's way,
 //! see `split::block`): where words start is worked out for the whole
-//! block with shifts and one addition, brace comments are cut out of it,
-//! and the words that begin with a letter, nearly every move, are counted
-//! with one `popcnt`. Words that begin with a digit are most often move
+//! block with shifts and one addition, brace comments are cut out of it
+//! (all at once by a running XOR of the braces where they take turns, `{`
+//! then `}`, as they nearly always do; else one by one), and the words
+//! that begin with a letter, nearly every move, are counted with one
+//! `popcnt`. Words that begin with a digit are most often move
 //! numbers alone (`12.`, `12...`), which count nothing: when every such
 //! word of a block is one, which two additions tell, none is read. Else
 //! the words that begin with a digit, `!` or `?` (move numbers, results,
