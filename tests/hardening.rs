@@ -2503,6 +2503,10 @@ enum Hostile {
     RandomBytes,
     /// One tag section that never ends: `[a]` lines, no blank line.
     EndlessTagSection,
+    /// A tag line, then a line of blanks that never ends: undecided (a
+    /// tag pair may yet follow the blanks) only up to the longest tag
+    /// line.
+    EndlessBlankLine,
     /// A comment that never ends, full of lines that look like games
     /// (`[Event "y"]`, a blank line, moves): a file of it is split from
     /// those lines on several threads, which all read in vain.
@@ -2516,6 +2520,7 @@ impl Hostile {
             Hostile::EndlessComment => chunk.fill(b'x'),
             Hostile::RandomBytes => rng.fill(chunk),
             Hostile::EndlessTagSection => repeat(b"[a]\n", offset, chunk),
+            Hostile::EndlessBlankLine => chunk.fill(b' '),
             Hostile::GamesInAnEndlessComment => {
                 repeat(b"\n[Event \"y\"]\n\n1. e4 e5 *\n", offset, chunk);
             }
@@ -2527,9 +2532,10 @@ impl Hostile {
     /// in memory is set by the 16 MiB pieces of a game, not by the total.
     fn len(self) -> u64 {
         match self {
-            Hostile::EndlessComment | Hostile::RandomBytes | Hostile::GamesInAnEndlessComment => {
-                HOSTILE_BYTES
-            }
+            Hostile::EndlessComment
+            | Hostile::RandomBytes
+            | Hostile::GamesInAnEndlessComment
+            | Hostile::EndlessBlankLine => HOSTILE_BYTES,
             Hostile::EndlessTagSection => 256 << 20,
         }
     }
@@ -2539,6 +2545,7 @@ impl Hostile {
             Hostile::EndlessComment | Hostile::GamesInAnEndlessComment => {
                 b"[Event \"x\"]\n\n1. e4 {"
             }
+            Hostile::EndlessBlankLine => b"[Event \"x\"]\n",
             Hostile::RandomBytes | Hostile::EndlessTagSection => b"",
         }
     }
@@ -2783,6 +2790,11 @@ fn random_bytes_run_in_bounded_memory() {
 #[test]
 fn endless_tag_section_runs_in_bounded_memory() {
     check_hostile(Hostile::EndlessTagSection, None);
+}
+
+#[test]
+fn endless_blank_line_runs_in_bounded_memory() {
+    check_hostile(Hostile::EndlessBlankLine, None);
 }
 
 /// A file is mapped and its games handed out as stretches of the map: the

@@ -215,6 +215,26 @@ mod tests {
         assert_eq!(split(input).len(), 1);
     }
 
+    /// A game's movetext starts right after its last tag pair, a `[Name]`
+    /// without a value too.
+    #[test]
+    fn movetext_starts_after_the_last_tag_even_one_without_a_value() {
+        for (input, movetext) in [
+            (
+                &b"[Event \"a\"]\n[Site]\n\n1. e4 *\n"[..],
+                &b"\n\n1. e4 *\n"[..],
+            ),
+            (b"[Event \"a\"] [Site] 1. e4 *", b" 1. e4 *"),
+        ] {
+            let batch = GameReader::new(input).next_batch().unwrap().unwrap();
+            let (start, _) = batch.movetext_start(&batch.games[0]);
+            assert_eq!(
+                String::from_utf8_lossy(&batch.data[start..]),
+                String::from_utf8_lossy(movetext)
+            );
+        }
+    }
+
     #[test]
     fn tag_after_result_on_same_line() {
         let games = split(b"[Event \"a\"] 1. e4 1-0 [Event \"b\"] 1. d4 *");
