@@ -194,6 +194,10 @@ mod tests {
     fn comment_with_event_line_is_no_boundary() {
         let input = b"[Event \"a\"]\n\n1. e4 { see\n[Event \"x\"]\n} 1-0\n";
         assert_eq!(split(input).len(), 1);
+        // A `%` within a line starts no escape line: the `{` after it
+        // still opens a comment.
+        let input = b"[Event \"a\"]\n\n1. e4 50% { see\n[Event \"x\"]\n} 1-0\n";
+        assert_eq!(split(input).len(), 1);
     }
 
     #[test]
