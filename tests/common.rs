@@ -147,6 +147,16 @@ pub fn say_skipped(test: &str, why: &str) {
     let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }
 
+/// Whether this system has `/dev/full`, the output that is always full;
+/// when not, says that `test` was skipped (see [`say_skipped`]).
+pub fn has_dev_full(test: &str) -> bool {
+    let here = Path::new("/dev/full").exists();
+    if !here {
+        say_skipped(test, "no /dev/full on this system");
+    }
+    here
+}
+
 /// A file of `testdata/`, by its path below it.
 pub fn testdata_file(relative: &str) -> PathBuf {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -17,8 +17,8 @@ use parquet::basic::Compression;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 
 use crate::common::{
-    corpus_or_skip, lines, one_move_games, pgn960, read_pgn, sample_archives, sample_file,
-    sample_files, say_skipped, short_name, testdata_file,
+    corpus_or_skip, has_dev_full, lines, one_move_games, pgn960, read_pgn, sample_archives,
+    sample_file, sample_files, short_name, testdata_file,
 };
 
 /// One cell: `None` for null.
@@ -910,8 +910,7 @@ fn unusable_options_are_one_line_and_exit_2() {
 /// still coming) or the output fails only at its end.
 #[test]
 fn a_full_disk_is_one_error_line() {
-    if !Path::new("/dev/full").exists() {
-        say_skipped("games::a_full_disk_is_one_error_line", "no /dev/full");
+    if !has_dev_full("games::a_full_disk_is_one_error_line") {
         return;
     }
     let dir = tempfile::tempdir().expect("a temporary directory");

@@ -43,8 +43,9 @@ use pgn960::tag::{TagCounts, TagOptions, apply, tag_batch};
 use pgn960::validate::{ValidateOptions, validate_batch};
 
 use crate::common::{
-    bytes_diff, corpus, corpus_or_skip, one_move_games, pgn960, pgn960_with_stdin_held_open,
-    read_pgn, sample_file, sample_files, say_skipped, short_name, strip_id_lines,
+    bytes_diff, corpus, corpus_or_skip, has_dev_full, one_move_games, pgn960,
+    pgn960_with_stdin_held_open, read_pgn, sample_file, sample_files, say_skipped, short_name,
+    strip_id_lines,
 };
 use crate::fix::{FixRow, apply_report};
 
@@ -1998,11 +1999,7 @@ fn files_that_are_not_pgn_are_refused_with_their_kind() {
 /// `-o /dev/full`: an error, exit 2, and the input untouched.
 #[test]
 fn full_disk_is_an_error_and_the_input_is_intact() {
-    if !Path::new("/dev/full").exists() {
-        say_skipped(
-            "hardening::full_disk_is_an_error_and_the_input_is_intact",
-            "no /dev/full on this system",
-        );
+    if !has_dev_full("hardening::full_disk_is_an_error_and_the_input_is_intact") {
         return;
     }
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -2085,11 +2082,7 @@ fn full_disk_is_an_error_and_the_input_is_intact() {
 /// `tail -f` does): the run does not wait for the input to end.
 #[test]
 fn a_failed_output_ends_the_run_while_standard_input_stays_open() {
-    if !Path::new("/dev/full").exists() {
-        say_skipped(
-            "hardening::a_failed_output_ends_the_run_while_standard_input_stays_open",
-            "no /dev/full on this system",
-        );
+    if !has_dev_full("hardening::a_failed_output_ends_the_run_while_standard_input_stays_open") {
         return;
     }
     // More than a batch (1 MiB) of input, and more output than any write

@@ -234,7 +234,7 @@ fn all_move_numbers(m: &Masks, starts: u64) -> bool {
 }
 
 /// The brace comments of a block.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 struct BlockComments {
     /// The bytes of the comments that close within the block, `{` and `}`
     /// included (and maybe some of the one left open).
