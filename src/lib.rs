@@ -58,7 +58,7 @@ pub mod validate;
 
 pub use position::{BackRank, StartArray};
 
-/// The README's Rust examples, run as doctests so they cannot go stale.
-#[doc = include_str!("../README.md")]
+/// The guide's Rust examples, run as doctests so they cannot go stale.
+#[doc = include_str!("../docs/library.md")]
 #[cfg(doctest)]
-pub struct ReadmeDoctests;
+pub struct LibraryGuideDoctests;

@@ -124,7 +124,7 @@ pub fn corpus_or_skip(test: &str) -> Option<Corpus> {
             test,
             &format!(
                 "no corpus (set {CORPUS_VAR}=DIR, or put the corpus at ../shared/data; \
-                 see README, Development)"
+                 see docs/development.md)"
             ),
         );
     }

@@ -264,16 +264,13 @@ fn a_rating_out_of_range_is_no_rating() {
     );
 }
 
-/// Every spelling of Chess960 that is read as one is listed in the README,
-/// and `variant_spelling` names the spellings common readers accept.
+/// Every spelling of Chess960 that is read as one is listed in the guide's
+/// page on the kinds, and `variant_spelling` names the spellings common
+/// readers accept.
 #[test]
 fn the_readme_lists_every_spelling_read_as_chess960() {
-    let readme = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README.md");
-    let section = readme
-        .split("## Which games are Chess960")
-        .nth(1)
-        .expect("a section on which games are Chess960");
+    let section = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/kinds.md"))
+        .expect("docs/kinds.md");
     for name in pgn960::game::CHESS960_NAMES
         .iter()
         .chain(&pgn960::game::COMMON_SPELLINGS)
@@ -281,7 +278,7 @@ fn the_readme_lists_every_spelling_read_as_chess960() {
     {
         assert!(
             section.contains(&format!("`{name}`")),
-            "the README does not list `{name}`"
+            "docs/kinds.md does not list `{name}`"
         );
     }
     let dir = tempfile::tempdir().expect("a temporary directory");

@@ -2,6 +2,7 @@
 
 mod cli_position;
 mod common;
+mod docs;
 mod draw;
 mod filter;
 mod filter_properties;
@@ -14,7 +15,6 @@ mod id_oracle;
 mod meaning;
 mod numbering;
 mod outputs;
-mod readme;
 mod samples;
 mod shell;
 mod stats;

@@ -187,7 +187,7 @@ fn open(source: &Source) -> io::Result<Opened> {
     // SAFETY: the mapped files are only read, and this binary replaces the
     // files it rewrites by renaming (`--in-place`), which leaves a mapped
     // original untouched. Another program truncating an input while it is
-    // read ends the run with SIGBUS, as the README says.
+    // read ends the run with SIGBUS, as the guide says (docs/guarantees.md).
     let mmap = unsafe { MmapChoice::auto() };
     input::open(source, mmap)
 }

@@ -28,7 +28,7 @@ use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, summary};
 /// [SetUp "1"] beside a FEN; adds the FEN of a start recorded only as an id
 /// number or as a back rank in Opening when the moves replay from it. Every
 /// other byte reaches the output unchanged; what is not repaired is counted
-/// as left. The README lists every repair.
+/// as left. Every repair is listed in the guide (docs/codes.md).
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   pgn960 fix broadcast.pgn > fixed.pgn

@@ -25,7 +25,7 @@ use super::{EXIT_ERROR, EXIT_OK, summary};
 /// ratings, TimeControl, Termination, ECO, Opening, plies (mainline moves)
 /// and Chess960Id; nulls where a value is absent. The format comes from
 /// the extension of -o (.parquet, .csv, .jsonl) or --format; standard
-/// output gets CSV. The columns are described in the README.
+/// output gets CSV. The columns are described in the guide (docs/commands/games.md).
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   pgn960 games archive.pgn.zst -o games.parquet

@@ -84,7 +84,8 @@ fn render(out: &mut Vec<u8>) -> io::Result<()> {
         )])
         .control("SH", ["SEE ALSO"])
         .text([roman(
-            "The README of the project, which documents every command with examples.",
+            "The guide, docs/README.md in the source repository of pgn960: a page for every \
+             command with every option and examples, and pages on how games are read.",
         )])
         .to_writer(out)?;
     // Each part repeats roff's two-line definition of the apostrophe

@@ -35,7 +35,14 @@ pub const EXIT_ERROR: u8 = 2;
 
 /// Chess960 numbering and PGN archive tools.
 #[derive(Parser, Debug)]
-#[command(name = "pgn960", version, about, long_about = None, propagate_version = true)]
+#[command(
+    name = "pgn960",
+    version,
+    about,
+    long_about = None,
+    propagate_version = true,
+    after_help = "The guide, with a page for every command: docs/README.md in the source repository of pgn960."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

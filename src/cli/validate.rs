@@ -21,7 +21,7 @@ use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, summary};
 /// (of the offending tag or move), severity, code, message. Moves are
 /// replayed with Chess960 castling rules unless --no-moves. Exit 0 when no
 /// finding is an error, 1 when one is (with --strict, warnings too), 2 when
-/// an input cannot be read. The codes are listed in the README.
+/// an input cannot be read. The codes are listed in the guide (docs/codes.md).
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   pgn960 validate archive.pgn
