@@ -64,6 +64,30 @@ impl Compression {
         }
     }
 
+    /// The compression a file name asks for by its extension: `.gz`,
+    /// `.zst`, `.bz2` or `.xz`, in any case; plain bytes for any other.
+    /// For naming outputs only: inputs are recognised by their bytes.
+    ///
+    /// ```
+    /// use pgn960::input::Compression;
+    /// use std::path::Path;
+    ///
+    /// assert_eq!(Compression::of_path(Path::new("some.pgn.ZST")), Compression::Zstd);
+    /// assert_eq!(Compression::of_path(Path::new("some.pgn")), Compression::None);
+    /// ```
+    pub fn of_path(path: &Path) -> Compression {
+        let extension = path.extension().and_then(|ext| ext.to_str()).unwrap_or("");
+        [
+            Compression::Gzip,
+            Compression::Zstd,
+            Compression::Bzip2,
+            Compression::Xz,
+        ]
+        .into_iter()
+        .find(|compression| compression.extension().eq_ignore_ascii_case(extension))
+        .unwrap_or(Compression::None)
+    }
+
     /// Wraps `writer` so that what is written to it comes out in this format.
     ///
     /// # Errors
@@ -277,6 +301,30 @@ pub fn open(source: &Source, mmap: MmapChoice) -> io::Result<Opened> {
         }
     };
     opened_stream(raw, raw_len, raw_read)
+}
+
+/// Opens a stream that is neither a file nor standard input (bytes held
+/// in memory, a socket), recognising its compression as [`open`] does.
+///
+/// # Errors
+///
+/// As [`open`]: the stream cannot be read, its decoder cannot be set up,
+/// or it is a common binary format that is no PGN.
+///
+/// ```
+/// use std::io::Read;
+/// use pgn960::input::{Compression, open_stream};
+///
+/// let packed = zstd::encode_all(&b"[Event \"A\"]\n\n*\n"[..], 3)?;
+/// let mut opened = open_stream(Box::new(std::io::Cursor::new(packed)))?;
+/// assert_eq!(opened.compression, Compression::Zstd);
+/// let mut pgn = String::new();
+/// opened.reader.read_to_string(&mut pgn)?;
+/// assert_eq!(pgn, "[Event \"A\"]\n\n*\n");
+/// # Ok::<_, std::io::Error>(())
+/// ```
+pub fn open_stream(stream: Box<dyn Read + Send>) -> io::Result<Opened> {
+    opened_stream(stream, None, Arc::new(AtomicU64::new(0)))
 }
 
 /// A stream: its first bytes read to tell its compression, then put back

@@ -214,32 +214,6 @@ pub fn run_input<T: Send, E>(
     result
 }
 
-/// Runs the pipeline over every input in turn (see [`for_each_input`]): an
-/// input that cannot be read is reported and the run goes on with the next;
-/// an error of `consume` (writing `output`) ends the run.
-///
-/// # Errors
-///
-/// The first error of `consume`, or a panic of `work`.
-pub fn run_inputs<T: Send, E>(
-    sources: &[Source],
-    config: PipelineConfig,
-    progress: &mut Progress,
-    output: &str,
-    work: impl Fn(&Batch) -> T + Sync,
-    mut consume: impl FnMut(&Source, &Batch, T) -> Result<(), E>,
-) -> anyhow::Result<InputsRead>
-where
-    E: std::error::Error + Send + Sync + 'static,
-{
-    for_each_input(sources, progress, |source, opened, progress| {
-        run_input(opened, config, progress, &work, |batch, result| {
-            consume(source, batch, result)
-        })
-        .map_err(|err| InputFailure::of(err, || format!("writing {output}")))
-    })
-}
-
 /// Progress over a run: raw bytes read of the total, and games per second.
 pub struct Progress {
     bar: ProgressBar,

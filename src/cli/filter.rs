@@ -17,7 +17,7 @@ use pgn960::input::{Compression, Encoder};
 use pgn960::split::Batch;
 
 use super::archive::{ArchiveArgs, InputFailure, for_each_input, run_input};
-use super::output::{LazyOutput, Outputs, compression_by_extension};
+use super::output::{LazyOutput, Outputs};
 use super::output_dir::OutputDir;
 use super::{EXIT_ERROR, EXIT_OK, summary};
 
@@ -369,7 +369,7 @@ impl OneOutput {
             });
         };
         let file = LazyOutput::new(outputs.create(path)?);
-        let state = match compression_by_extension(path) {
+        let state = match Compression::of_path(path) {
             Compression::None => OneState::Plain(file),
             compression => OneState::Waiting(Some(file), compression),
         };

@@ -4,14 +4,15 @@
 
 use std::io::{self, IsTerminal};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use pgn960::export::{Format, GameRow, RowOrder, RowWriter, Schema, batch_rows, writer};
+use pgn960::export::{Format, RowWriter, Schema, read_rows, writer};
 use pgn960::game::KindCounts;
 use pgn960::input::Opened;
 use pgn960::pipeline::{PipelineConfig, PipelineError};
 
-use super::archive::{ArchiveArgs, InputFailure, Progress, for_each_input, run_input};
+use super::archive::{ArchiveArgs, InputFailure, Progress, for_each_input};
 use super::output::{Destination, Outputs};
 use super::{EXIT_ERROR, EXIT_OK, summary};
 
@@ -143,10 +144,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
 
     let mut progress = args.archive.progress(&sources);
     let mut counts = Counts::default();
-    let config = PipelineConfig {
-        line_numbers: true,
-        ..args.archive.pipeline()
-    };
+    let config = args.archive.pipeline();
     let writing = || format!("writing {output_name}");
     let inputs = for_each_input(&sources, &mut progress, |source, opened, progress| {
         let out = output
@@ -199,28 +197,21 @@ fn export_input(
     progress: &mut Progress,
     counts: &mut Counts,
 ) -> Result<(), PipelineError<io::Error>> {
-    let mut rows = 0;
-    let mut write = |row: GameRow| {
-        rows += 1;
-        out.write_row(name, &row)
-    };
-    let mut order = RowOrder::new();
-    let schema = input.schema;
-    let result = run_input(
-        input.opened,
+    let raw_read = Arc::clone(&input.opened.raw_read);
+    let result = read_rows(
+        input.opened.reader,
         input.config,
-        progress,
-        |batch| batch_rows(batch, schema),
-        |batch, read| {
-            counts.kinds.merge(&read.kinds);
-            order.place(batch, read.rows, &mut write)
+        input.schema,
+        |batch, kinds| {
+            progress.update(&raw_read, batch.games.len());
+            counts.kinds.merge(kinds);
+            Ok(())
+        },
+        |row| {
+            counts.rows += 1;
+            out.write_row(name, &row)
         },
     );
-    // A game read in pieces up to the end, or up to where the input could
-    // no longer be read, still gets its row.
-    if let (Ok(()) | Err(PipelineError::Read(_)), Some(row)) = (&result, order.finish()) {
-        write(row).map_err(PipelineError::Consume)?;
-    }
-    counts.rows += rows;
+    progress.finish_input(&raw_read);
     result
 }

@@ -12,7 +12,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use pgn960::input::{Compression, Source};
+use pgn960::input::Source;
 
 /// The files a command reads, by identity: an output is refused when it is
 /// one of them.
@@ -184,21 +184,6 @@ impl Write for LazyOutput {
             _ => Ok(()),
         }
     }
-}
-
-/// The compression an output's file name asks for: `.gz`, `.zst`, `.bz2`
-/// or `.xz` (in any case); plain bytes for any other name.
-pub fn compression_by_extension(path: &Path) -> Compression {
-    let extension = path.extension().and_then(|ext| ext.to_str()).unwrap_or("");
-    [
-        Compression::Gzip,
-        Compression::Zstd,
-        Compression::Bzip2,
-        Compression::Xz,
-    ]
-    .into_iter()
-    .find(|compression| compression.extension().eq_ignore_ascii_case(extension))
-    .unwrap_or(Compression::None)
 }
 
 /// Whether two paths name the same file: the same path, or, when both

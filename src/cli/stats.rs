@@ -5,16 +5,16 @@
 use std::fs::File;
 use std::io::{BufReader, BufWriter};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use pgn960::input::Source;
-use pgn960::pipeline::PipelineConfig;
 use pgn960::stats::{
-    GroupBy, StatsOptions, StatsSummary, StatsTable, read_csv, stats_batch, write_csv,
+    GroupBy, StatsOptions, StatsSummary, StatsTable, count_input, read_csv, write_csv,
     write_summary_json,
 };
 
-use super::archive::{ArchiveArgs, InputsRead, run_inputs};
+use super::archive::{ArchiveArgs, InputFailure, InputsRead, for_each_input};
 use super::output::{Destination, OutputFile, Outputs};
 use super::{EXIT_ERROR, EXIT_OK, summary};
 
@@ -148,21 +148,23 @@ fn count_inputs(args: &Args, sources: &[Source]) -> anyhow::Result<(StatsTable, 
     let mut progress = args.archive.progress(sources);
     let mut table = StatsTable::default();
     let mut summary = StatsSummary::default();
-    let config = PipelineConfig {
-        ..args.archive.pipeline()
-    };
-    let inputs = run_inputs(
-        sources,
-        config,
-        &mut progress,
-        &output_name(args),
-        |batch| stats_batch(batch, &options),
-        |_, _, (batch_table, batch_summary)| {
-            table.merge(&batch_table);
-            summary.merge(&batch_summary);
-            Ok::<_, std::convert::Infallible>(())
-        },
-    )?;
+    let config = args.archive.pipeline();
+    let inputs = for_each_input(sources, &mut progress, |_, opened, progress| {
+        let raw_read = Arc::clone(&opened.raw_read);
+        let result = count_input(
+            opened.reader,
+            config,
+            &options,
+            &mut table,
+            &mut summary,
+            |batch| {
+                progress.update(&raw_read, batch.games.len());
+                Ok::<_, std::convert::Infallible>(())
+            },
+        );
+        progress.finish_input(&raw_read);
+        result.map_err(|err| InputFailure::of(err, || format!("writing {}", output_name(args))))
+    })?;
     progress.finish();
     if !args.archive.quiet && inputs.opened > 0 {
         print_summary(args, &summary, &table);

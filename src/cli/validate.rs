@@ -4,14 +4,14 @@
 use std::collections::BTreeMap;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Context;
 use pgn960::game::KindCounts;
-use pgn960::pipeline::PipelineConfig;
-use pgn960::validate::{Code, Finding, Severity, ValidateOptions, validate_batch};
+use pgn960::validate::{Code, Finding, Severity, ValidateOptions, validate_input};
 use serde::Serialize;
 
-use super::archive::{ArchiveArgs, InputFailure, for_each_input, run_input};
+use super::archive::{ArchiveArgs, InputFailure, for_each_input};
 use super::output::{Destination, Outputs};
 use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, summary};
 
@@ -149,32 +149,30 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let mut progress = args.archive.progress(&sources);
     let mut per_code: BTreeMap<Code, u64> = BTreeMap::new();
     let mut kinds = KindCounts::default();
-    let config = PipelineConfig {
-        line_numbers: true,
-        ..args.archive.pipeline()
-    };
+    let config = args.archive.pipeline();
     let writing = || format!("writing {report_name}");
     let inputs = for_each_input(&sources, &mut progress, |source, opened, progress| {
         report
             .start()
             .map_err(|err| InputFailure::Run(anyhow::Error::new(err).context(writing())))?;
         let name = source.to_string();
-        run_input(
-            opened,
+        let raw_read = Arc::clone(&opened.raw_read);
+        let result = validate_input(
+            opened.reader,
             config,
-            progress,
-            |batch| validate_batch(batch, options),
-            |batch, validation| {
-                kinds.merge(&validation.kinds);
-                for mut finding in validation.findings {
-                    finding.line = batch.input_line(finding.line);
-                    *per_code.entry(finding.code).or_default() += 1;
-                    report.write(&name, &finding)?;
-                }
-                Ok::<_, io::Error>(())
+            options,
+            |batch, batch_kinds| {
+                progress.update(&raw_read, batch.games.len());
+                kinds.merge(batch_kinds);
+                Ok(())
             },
-        )
-        .map_err(|err| InputFailure::of(err, writing))
+            |finding| {
+                *per_code.entry(finding.code).or_default() += 1;
+                report.write(&name, &finding)
+            },
+        );
+        progress.finish_input(&raw_read);
+        result.map_err(|err| InputFailure::of(err, writing))
     })?;
     report
         .finish()

@@ -9,9 +9,13 @@
 //! games read in pieces) and hands them, in input order, to a
 //! [`RowWriter`].
 //!
+//! [`read_rows`] does all of that for one opened input: the one loop
+//! `pgn960 games` and the Python module both run.
+//!
 //! - `columns`: the columns, as data ([`COLUMNS`], [`Schema`]);
 //! - `row`: one game's values ([`GameRow`]);
 //! - `order`: where each game lies in its input;
+//! - `arrow`: rows as Arrow record batches ([`ArrowRows`]);
 //! - `write`: the formats and the CSV and JSON lines writers;
 //! - `parquet`: the Parquet writer.
 //!
@@ -35,19 +39,23 @@
 //! # Ok::<_, std::io::Error>(())
 //! ```
 
+mod arrow;
 mod columns;
 mod order;
 mod parquet;
 mod row;
 mod write;
 
+pub use arrow::{ArrowRows, arrow_schema};
 pub use columns::{COLUMNS, Column, ColumnType, Schema, SchemaError, Value};
 pub use order::RowOrder;
-pub use parquet::{ROW_GROUP_ROWS, arrow_schema};
+pub use parquet::ROW_GROUP_ROWS;
 pub use row::{GameRow, Position, RowWriter};
 pub use write::{Format, writer};
 
 use crate::game::KindCounts;
+use crate::input::Reader;
+use crate::pipeline::{self, PipelineConfig, PipelineError};
 use crate::split::{Batch, LineCounter};
 use row::RowText;
 
@@ -82,4 +90,67 @@ pub fn batch_rows(batch: &Batch, schema: &Schema) -> BatchRows {
     // rest makes the batch's count, which the pipeline needs.
     batch.counted_line_ends(lines.line_ends());
     BatchRows { rows, kinds }
+}
+
+/// Reads the row of every game of one opened input and hands each to
+/// `emit`, placed in the input (offsets, lines, a game read in pieces
+/// whole), in input order, whatever the thread count.
+///
+/// The rows are read on `config`'s threads (with line numbers, whatever
+/// `config` says); `batch_done` is called on the calling thread with each
+/// batch and its games by kind before that batch's rows go out, for
+/// progress, counts, or a reason to stop (an error of its own). A game
+/// still being read where the input could no longer be read gets its row
+/// before the read error is returned.
+///
+/// # Errors
+///
+/// As [`pipeline::run_reader`]: the first error of `batch_done` or `emit`
+/// ([`PipelineError::Consume`]), a panic of the work, or the input's read
+/// error (the rows before it have gone out).
+///
+/// # Example
+///
+/// ```
+/// use pgn960::export::{Schema, read_rows};
+/// use pgn960::input::open_stream;
+/// use pgn960::pipeline::PipelineConfig;
+///
+/// let pgn = b"[Event \"A\"]\n\n1. e4 *\n\n[Event \"B\"]\n\n1. d4 d5 *\n";
+/// let opened = open_stream(Box::new(&pgn[..]))?;
+/// let mut plies = Vec::new();
+/// read_rows(opened.reader, PipelineConfig::default(), &Schema::default(),
+///     |_batch, _kinds| Ok::<_, std::io::Error>(()),
+///     |row| Ok(plies.push((row.line, row.plies))))
+///     .expect("reading from memory cannot fail");
+/// assert_eq!(plies, [(1, Some(1)), (5, Some(2))]);
+/// # Ok::<_, std::io::Error>(())
+/// ```
+pub fn read_rows<E>(
+    reader: Reader,
+    config: PipelineConfig,
+    schema: &Schema,
+    mut batch_done: impl FnMut(&Batch, &KindCounts) -> Result<(), E>,
+    mut emit: impl FnMut(GameRow) -> Result<(), E>,
+) -> Result<(), PipelineError<E>> {
+    let config = PipelineConfig {
+        line_numbers: true,
+        ..config
+    };
+    let mut order = RowOrder::new();
+    let result = pipeline::run_reader(
+        reader,
+        config,
+        |batch| batch_rows(batch, schema),
+        |batch, read| {
+            batch_done(batch, &read.kinds)?;
+            order.place(batch, read.rows, &mut emit)
+        },
+    );
+    // A game read in pieces up to the end, or up to where the input could
+    // no longer be read, still gets its row.
+    if let (Ok(()) | Err(PipelineError::Read(_)), Some(row)) = (&result, order.finish()) {
+        emit(row).map_err(PipelineError::Consume)?;
+    }
+    result
 }

@@ -18,16 +18,15 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use arrow_array::builder::{Int32Builder, Int64Builder, StringBuilder};
-use arrow_array::{ArrayRef, RecordBatch};
-use arrow_schema::{DataType, Field, Schema as ArrowSchema, SchemaRef};
+use arrow_array::RecordBatch;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::errors::ParquetError;
 use parquet::file::properties::WriterProperties;
 use parquet::schema::types::ColumnPath;
 
-use super::columns::{Column, ColumnType, Schema, Value};
+use super::arrow::{ArrowRows, arrow_schema};
+use super::columns::{Column, Schema};
 use super::row::{GameRow, RowWriter};
 
 /// Rows of a row group: about 100,000, as engines read them well.
@@ -51,62 +50,6 @@ const PAGE_BYTES: usize = 256 << 10;
 /// less of the writer's time: the pages are short and mostly dictionary
 /// indexes already.
 const ZSTD_LEVEL: i32 = 1;
-
-/// The Arrow schema of `schema`'s columns, every one nullable.
-pub fn arrow_schema(schema: &Schema) -> SchemaRef {
-    let fields: Vec<Field> = schema
-        .columns()
-        .map(|(name, column_type)| Field::new(name, data_type(column_type), true))
-        .collect();
-    Arc::new(ArrowSchema::new(fields))
-}
-
-fn data_type(column_type: ColumnType) -> DataType {
-    match column_type {
-        ColumnType::Int64 => DataType::Int64,
-        ColumnType::Int32 => DataType::Int32,
-        ColumnType::Text => DataType::Utf8,
-    }
-}
-
-/// One column's values gathered so far.
-enum Builder {
-    Int64(Int64Builder),
-    Int32(Int32Builder),
-    Text(StringBuilder),
-}
-
-impl Builder {
-    fn new(column_type: ColumnType) -> Builder {
-        match column_type {
-            ColumnType::Int64 => Builder::Int64(Int64Builder::with_capacity(CHUNK_ROWS)),
-            ColumnType::Int32 => Builder::Int32(Int32Builder::with_capacity(CHUNK_ROWS)),
-            ColumnType::Text => Builder::Text(StringBuilder::with_capacity(CHUNK_ROWS, 1 << 16)),
-        }
-    }
-
-    fn append(&mut self, value: Value<'_>) {
-        match (self, value) {
-            (Builder::Int64(b), Value::Null) => b.append_null(),
-            (Builder::Int32(b), Value::Null) => b.append_null(),
-            (Builder::Text(b), Value::Null) => b.append_null(),
-            (Builder::Int64(b), Value::Int(n)) => b.append_value(n),
-            (Builder::Int32(b), Value::Int(n)) => {
-                b.append_value(i32::try_from(n).expect("the values of a 32-bit column fit 32 bits"))
-            }
-            (Builder::Text(b), Value::Text(text)) => b.append_value(text),
-            (_, value) => unreachable!("a value of the wrong type for its column: {value:?}"),
-        }
-    }
-
-    fn finish(&mut self) -> ArrayRef {
-        match self {
-            Builder::Int64(b) => Arc::new(b.finish()),
-            Builder::Int32(b) => Arc::new(b.finish()),
-            Builder::Text(b) => Arc::new(b.finish()),
-        }
-    }
-}
 
 /// The Parquet writer on a thread of its own, fed chunks through a
 /// channel of one: at most one chunk waits while another is encoded.
@@ -156,9 +99,7 @@ pub(super) struct ParquetRows<W: Write + Send> {
     encoder: Option<Encoder<W>>,
     /// The first I/O error of the output, kept by [`KeepError`].
     error: ErrorSlot,
-    schema: SchemaRef,
-    builders: Vec<Builder>,
-    rows: usize,
+    rows: ArrowRows,
 }
 
 impl<W: Write + Send + 'static> ParquetRows<W> {
@@ -176,33 +117,27 @@ impl<W: Write + Send + 'static> ParquetRows<W> {
                 properties.set_column_dictionary_enabled(ColumnPath::from(unique.name()), false);
         }
         let properties = properties.build();
-        let arrow = arrow_schema(schema);
         let error = ErrorSlot::default();
         let out = KeepError {
             inner: out,
             error: error.clone(),
         };
-        let writer = ArrowWriter::try_new(out, Arc::clone(&arrow), Some(properties))
+        let writer = ArrowWriter::try_new(out, arrow_schema(schema), Some(properties))
             .map_err(|err| error.or(err))?;
         Ok(ParquetRows {
             encoder: Some(Encoder::start(writer)?),
             error,
-            schema: arrow,
-            builders: schema.columns().map(|(_, t)| Builder::new(t)).collect(),
-            rows: 0,
+            rows: ArrowRows::new(schema, CHUNK_ROWS),
         })
     }
 
     /// Hands the rows gathered to the encoder, which writes a row group
     /// out whenever one fills.
     fn flush_chunk(&mut self) -> io::Result<()> {
-        if self.rows == 0 {
+        if self.rows.is_empty() {
             return Ok(());
         }
-        let columns: Vec<ArrayRef> = self.builders.iter_mut().map(Builder::finish).collect();
-        let batch = RecordBatch::try_new(Arc::clone(&self.schema), columns)
-            .expect("the arrays are built to the schema");
-        self.rows = 0;
+        let batch = self.rows.finish();
         if self.encoder()?.send(batch) {
             return Ok(());
         }
@@ -225,11 +160,8 @@ impl<W: Write + Send + 'static> ParquetRows<W> {
 
 impl<W: Write + Send + 'static> RowWriter<W> for ParquetRows<W> {
     fn write_row(&mut self, file: &str, row: &GameRow) -> io::Result<()> {
-        for (builder, value) in self.builders.iter_mut().zip(row.values(file)) {
-            builder.append(value);
-        }
-        self.rows += 1;
-        if self.rows == CHUNK_ROWS {
+        self.rows.push(file, row);
+        if self.rows.len() == CHUNK_ROWS {
             self.flush_chunk()?;
         }
         Ok(())

@@ -65,13 +65,14 @@ pub const RESEARCH_COLUMNS: [&str; 8] = [
 pub const ELO_SUM_COLUMNS: [&str; 3] = ["elo_points_x2", "elo_expected_e9", "elo_variance_e9"];
 
 /// How many columns a row has, `group` aside.
-const WIDTH: usize =
+pub const WIDTH: usize =
     COLUMNS.len() + EXACT_COLUMNS.len() + RESEARCH_COLUMNS.len() + ELO_SUM_COLUMNS.len();
 
-/// Writes a table as CSV: a header, then one row per position with games
-/// (every position with `all_positions`, in each group), sorted by group
-/// and Scharnagl number. With `grouped`, a leading `group` column. The
-/// tests across positions are run per group (see [`Analysis`]).
+/// Writes a table as CSV: a header ([`header`]), then one row per
+/// position with games (every position with `all_positions`, in each
+/// group), sorted by group and Scharnagl number ([`for_each_row`]). With
+/// `grouped`, a leading `group` column. The tests across positions are
+/// run per group (see [`Analysis`]).
 ///
 /// # Errors
 ///
@@ -83,7 +84,14 @@ pub fn write_csv(
     out: impl Write,
 ) -> io::Result<()> {
     let mut csv = csv::Writer::from_writer(out);
-    write_rows(&mut csv, table, grouped, all_positions).map_err(into_io)?;
+    csv.write_record(header(grouped)).map_err(into_io)?;
+    let mut record: Vec<String> = Vec::with_capacity(WIDTH + 1);
+    for_each_row(table, grouped, all_positions, |cells| {
+        record.clear();
+        record.extend(cells.iter().map(Cell::to_text));
+        csv.write_record(&record)
+    })
+    .map_err(into_io)?;
     csv.flush()
 }
 
@@ -100,13 +108,11 @@ pub fn into_io(err: csv::Error) -> io::Error {
     }
 }
 
-fn write_rows<W: Write>(
-    csv: &mut csv::Writer<W>,
-    table: &StatsTable,
-    grouped: bool,
-    all_positions: bool,
-) -> csv::Result<()> {
-    let mut header: Vec<&str> = Vec::new();
+/// The names of the CSV's columns, in order: `group` (with `grouped`),
+/// [`COLUMNS`], [`EXACT_COLUMNS`], [`RESEARCH_COLUMNS`],
+/// [`ELO_SUM_COLUMNS`].
+pub fn header(grouped: bool) -> Vec<&'static str> {
+    let mut header: Vec<&str> = Vec::with_capacity(WIDTH + 1);
     if grouped {
         header.push("group");
     }
@@ -114,8 +120,60 @@ fn write_rows<W: Write>(
     header.extend(EXACT_COLUMNS);
     header.extend(RESEARCH_COLUMNS);
     header.extend(ELO_SUM_COLUMNS);
-    csv.write_record(&header)?;
+    header
+}
 
+/// One value of a stats row, typed: [`write_csv`] writes its text, the
+/// Python module an Arrow value of its type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cell<'a> {
+    /// Text (the group).
+    Text(&'a str),
+    /// A position's arrangement (`RNBQKBNR`).
+    Arrangement(BackRank),
+    /// A position's number (Scharnagl or Fritz9).
+    Number(u16),
+    /// A count, or a sum that cannot be negative.
+    Count(u64),
+    /// A sum of ratings.
+    Sum(i64),
+    /// A derived value, written with six decimals; none is empty.
+    Decimal(Option<f64>),
+    /// A p- or q-value, written with six significant digits
+    /// (`1.23457e-12`): they span hundreds of orders of magnitude, where
+    /// six decimals would write most as 0. None is empty.
+    Probability(Option<f64>),
+}
+
+impl Cell<'_> {
+    /// The cell as the CSV writes it.
+    pub fn to_text(&self) -> String {
+        match self {
+            Cell::Text(text) => (*text).to_string(),
+            Cell::Arrangement(rank) => rank.to_string(),
+            Cell::Number(n) => n.to_string(),
+            Cell::Count(n) => n.to_string(),
+            Cell::Sum(n) => n.to_string(),
+            Cell::Decimal(value) => value.map_or_else(String::new, |v| format!("{v:.6}")),
+            Cell::Probability(value) => value.map_or_else(String::new, |v| format!("{v:.5e}")),
+        }
+    }
+}
+
+/// Hands every row of the CSV, as its cells, to `each`: one per position
+/// with games (every position with `all_positions`, in each group),
+/// sorted by group and Scharnagl number, each starting with its group
+/// with `grouped`. The tests across positions are run per group.
+///
+/// # Errors
+///
+/// The first error of `each`.
+pub fn for_each_row<E>(
+    table: &StatsTable,
+    grouped: bool,
+    all_positions: bool,
+    mut each: impl FnMut(&[Cell<'_>]) -> Result<(), E>,
+) -> Result<(), E> {
     let empty = PositionStats::default();
     let mut groups: Vec<(&str, Option<&Rows>)> = table
         .groups()
@@ -125,6 +183,7 @@ fn write_rows<W: Write>(
         groups.push(("", None));
     }
     let no_findings = PositionFindings::default();
+    let mut cells: Vec<Cell<'_>> = Vec::with_capacity(WIDTH + 1);
     for (group, rows) in groups {
         let analysis = rows.map(Analysis::of);
         let ids: Vec<u16> = if all_positions {
@@ -139,68 +198,62 @@ fn write_rows<W: Write>(
                 .as_ref()
                 .and_then(|analysis| analysis.positions.get(&id))
                 .unwrap_or(&no_findings);
-            let mut record: Vec<String> = Vec::with_capacity(header.len());
+            cells.clear();
             if grouped {
-                record.push(group.to_string());
+                cells.push(Cell::Text(group));
             }
-            record.extend(row(id, stats, findings));
-            csv.write_record(&record)?;
+            cells.extend(row(id, stats, findings));
+            each(&cells)?;
         }
     }
     Ok(())
 }
 
 /// The cells of one position's row, group aside.
-fn row(id: u16, stats: &PositionStats, findings: &PositionFindings) -> [String; WIDTH] {
+fn row(id: u16, stats: &PositionStats, findings: &PositionFindings) -> [Cell<'static>; WIDTH] {
     let rank = BackRank::from_scharnagl(u32::from(id)).expect("rows hold ids below 960");
     let (low, high) = stats.white_score_interval().unzip();
     let shrunk = findings.shrunk;
     [
-        id.to_string(),
-        rank.fritz9().to_string(),
-        rank.to_string(),
-        stats.games.to_string(),
-        stats.white_wins.to_string(),
-        stats.draws.to_string(),
-        stats.black_wins.to_string(),
-        stats.unfinished.to_string(),
-        float(stats.white_score()),
-        float(low),
-        float(high),
-        float(stats.draw_rate()),
-        float(stats.avg_white_elo()),
-        float(stats.avg_black_elo()),
-        float(stats.expected_white_score()),
-        stats.white_elo_count.to_string(),
-        stats.white_elo_sum.to_string(),
-        stats.black_elo_count.to_string(),
-        stats.black_elo_sum.to_string(),
-        stats.both_rated.to_string(),
-        stats.expected_white_e9.to_string(),
-        stats.elo_games.to_string(),
-        float(findings.white_score_vs_elo),
-        float(findings.z),
-        significant_digits(findings.p_value),
-        significant_digits(findings.q_value),
-        float(shrunk.map(|s| s.estimate)),
-        float(shrunk.map(|s| s.low)),
-        float(shrunk.map(|s| s.high)),
-        stats.elo_points_x2.to_string(),
-        stats.elo_expected_e9.to_string(),
-        stats.elo_variance_e9.to_string(),
+        Cell::Number(id),
+        Cell::Number(rank.fritz9()),
+        Cell::Arrangement(rank),
+        Cell::Count(stats.games),
+        Cell::Count(stats.white_wins),
+        Cell::Count(stats.draws),
+        Cell::Count(stats.black_wins),
+        Cell::Count(stats.unfinished),
+        Cell::Decimal(stats.white_score()),
+        Cell::Decimal(low),
+        Cell::Decimal(high),
+        Cell::Decimal(stats.draw_rate()),
+        Cell::Decimal(stats.avg_white_elo()),
+        Cell::Decimal(stats.avg_black_elo()),
+        Cell::Decimal(stats.expected_white_score()),
+        Cell::Count(stats.white_elo_count),
+        Cell::Sum(stats.white_elo_sum),
+        Cell::Count(stats.black_elo_count),
+        Cell::Sum(stats.black_elo_sum),
+        Cell::Count(stats.both_rated),
+        Cell::Count(stats.expected_white_e9),
+        Cell::Count(stats.elo_games),
+        Cell::Decimal(findings.white_score_vs_elo),
+        Cell::Decimal(findings.z),
+        Cell::Probability(findings.p_value),
+        Cell::Probability(findings.q_value),
+        Cell::Decimal(shrunk.map(|s| s.estimate)),
+        Cell::Decimal(shrunk.map(|s| s.low)),
+        Cell::Decimal(shrunk.map(|s| s.high)),
+        Cell::Count(stats.elo_points_x2),
+        Cell::Count(stats.elo_expected_e9),
+        Cell::Count(stats.elo_variance_e9),
     ]
 }
 
-/// Six decimals; empty for none.
-fn float(value: Option<f64>) -> String {
-    value.map_or_else(String::new, |v| format!("{v:.6}"))
-}
-
-/// Six significant digits (`1.23457e-12`, `5.00000e-1`): p-values span
-/// hundreds of orders of magnitude, where six decimals would print most of
-/// them as 0. Empty for none.
-fn significant_digits(value: Option<f64>) -> String {
-    value.map_or_else(String::new, |v| format!("{v:.5e}"))
+/// The type of each column of a row without its group, in order: the
+/// cells of a row of no games.
+pub(super) fn cell_types() -> [Cell<'static>; WIDTH] {
+    row(0, &PositionStats::default(), &PositionFindings::default())
 }
 
 /// A stats CSV that cannot be merged.

@@ -13,23 +13,29 @@
 //! - `facts`: what is read of each game (result, ratings, group);
 //! - `analysis`: the tests across positions, per group;
 //! - `csv`: the CSV, written and read back;
+//! - `arrow`: the CSV's rows as an Arrow record batch;
 //! - `json`: the summary of the tests across positions.
+//!
+//! [`count_input`] counts one opened input: the one loop `pgn960 stats`
+//! and the Python module both run.
 
 mod analysis;
+mod arrow;
 mod csv;
 mod facts;
 mod json;
 mod table;
 
 pub use self::csv::{
-    COLUMNS, ELO_SUM_COLUMNS, EXACT_COLUMNS, RESEARCH_COLUMNS, ReadCsvError, into_io, read_csv,
-    write_csv,
+    COLUMNS, Cell, ELO_SUM_COLUMNS, EXACT_COLUMNS, RESEARCH_COLUMNS, ReadCsvError, for_each_row,
+    header, into_io, read_csv, write_csv,
 };
 pub use analysis::{
     Analysis, ChiSquareTest, EloTest, FALSE_DISCOVERY_RATE, GroupTests, PositionFindings,
     Shrinkage, ShrunkScore, benjamini_hochberg, chi_square_upper_tail, elo_test, independence_test,
     shrink, two_sided_normal_p,
 };
+pub use arrow::record_batch;
 pub use facts::{
     ELO_RANGE, GameFacts, GameResult, GroupBy, UNKNOWN_GROUP, parse_elo, parse_result, parse_year,
 };
@@ -37,6 +43,8 @@ pub use json::write_summary_json;
 pub use table::{PositionStats, Rows, StatsTable, Z_95, Z_998, wilson};
 
 use crate::game::{KindCounts, Reading};
+use crate::input::Reader;
+use crate::pipeline::{self, PipelineConfig, PipelineError};
 use crate::split::Batch;
 
 /// What to count.
@@ -97,4 +105,52 @@ pub fn stats_batch(batch: &Batch, options: &StatsOptions) -> (StatsTable, StatsS
         summary.counted += 1;
     }
     (table, summary)
+}
+
+/// Counts every game of one opened input into `table` and `summary`,
+/// adding to what they hold, so that several inputs (or shards) add up;
+/// `batch_done` is called on the calling thread after each batch is
+/// counted, for progress or a reason to stop (an error of its own). The
+/// counts of the batches before an error are kept.
+///
+/// # Errors
+///
+/// As [`pipeline::run_reader`]: the first error of `batch_done`, a panic
+/// of the work, or the input's read error.
+///
+/// # Example
+///
+/// ```
+/// use pgn960::input::open_stream;
+/// use pgn960::pipeline::PipelineConfig;
+/// use pgn960::stats::{StatsOptions, StatsSummary, StatsTable, count_input};
+///
+/// let pgn = b"[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n";
+/// let (mut table, mut summary) = (StatsTable::default(), StatsSummary::default());
+/// let opened = open_stream(Box::new(&pgn[..]))?;
+/// count_input(opened.reader, PipelineConfig::default(), &StatsOptions::default(),
+///     &mut table, &mut summary, |_batch| Ok::<_, std::io::Error>(()))
+///     .expect("reading from memory cannot fail");
+/// assert_eq!(table.get("", 0).map(|stats| stats.white_wins), Some(1));
+/// assert_eq!(summary.counted, 1);
+/// # Ok::<_, std::io::Error>(())
+/// ```
+pub fn count_input<E>(
+    reader: Reader,
+    config: PipelineConfig,
+    options: &StatsOptions,
+    table: &mut StatsTable,
+    summary: &mut StatsSummary,
+    mut batch_done: impl FnMut(&Batch) -> Result<(), E>,
+) -> Result<(), PipelineError<E>> {
+    pipeline::run_reader(
+        reader,
+        config,
+        |batch| stats_batch(batch, options),
+        |batch, (batch_table, batch_summary)| {
+            table.merge(&batch_table);
+            summary.merge(&batch_summary);
+            batch_done(batch)
+        },
+    )
 }

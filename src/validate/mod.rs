@@ -33,6 +33,8 @@ pub use replay::replays_legally;
 use std::cell::Cell;
 
 use crate::game::{KindCounts, Reading, Start};
+use crate::input::Reader;
+use crate::pipeline::{self, PipelineConfig, PipelineError};
 use crate::split::{Batch, Game, LineCounter};
 
 /// One problem in one game.
@@ -107,6 +109,69 @@ pub fn validate_batch(batch: &Batch, options: ValidateOptions) -> Validation {
         validation.findings.append(findings);
     });
     validation
+}
+
+/// Checks every game of one opened input and hands each finding to
+/// `emit`, in input order, its line that of the input (0 without
+/// `options.lines`): the one loop `pgn960 validate` and the Python module
+/// both run. `batch_done` is called on the calling thread with each batch
+/// and its games by kind before that batch's findings go out, for
+/// progress, counts, or a reason to stop (an error of its own).
+///
+/// # Errors
+///
+/// As [`pipeline::run_reader`]: the first error of `batch_done` or `emit`,
+/// a panic of the work, or the input's read error (the findings before it
+/// have gone out).
+///
+/// # Example
+///
+/// ```
+/// use pgn960::input::open_stream;
+/// use pgn960::pipeline::PipelineConfig;
+/// use pgn960::validate::{Code, ValidateOptions, validate_input};
+///
+/// let pgn = b"[Event \"a\"]\n\n1. e4 *\n\n\
+///     [FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1\"]\n\n1. e4 e5 2. Ke2 *\n";
+/// let opened = open_stream(Box::new(&pgn[..]))?;
+/// let mut found = Vec::new();
+/// validate_input(opened.reader, PipelineConfig::default(), ValidateOptions::default(),
+///     |_batch, _kinds| Ok::<_, std::io::Error>(()),
+///     |finding| Ok(found.push((finding.game, finding.line, finding.code))))
+///     .expect("reading from memory cannot fail");
+/// assert_eq!(found, [
+///     (2, 5, Code::VariantMissing),
+///     (2, 5, Code::FenWithoutSetup),
+///     (2, 7, Code::IllegalMove),
+/// ]);
+/// # Ok::<_, std::io::Error>(())
+/// ```
+pub fn validate_input<E>(
+    reader: Reader,
+    config: PipelineConfig,
+    options: ValidateOptions,
+    mut batch_done: impl FnMut(&Batch, &KindCounts) -> Result<(), E>,
+    mut emit: impl FnMut(Finding) -> Result<(), E>,
+) -> Result<(), PipelineError<E>> {
+    let config = PipelineConfig {
+        line_numbers: options.lines,
+        ..config
+    };
+    pipeline::run_reader(
+        reader,
+        config,
+        |batch| validate_batch(batch, options),
+        |batch, validation| {
+            batch_done(batch, &validation.kinds)?;
+            for mut finding in validation.findings {
+                if options.lines {
+                    finding.line = batch.input_line(finding.line);
+                }
+                emit(finding)?;
+            }
+            Ok(())
+        },
+    )
 }
 
 /// Checks every game of a batch as [`validate_batch`] does, and hands each
