@@ -1,20 +1,29 @@
-"""Scale-out on existing engines: the Dask recipe's merged counts equal
-one run over all shards (and ``pgn960 stats`` over them); DuckDB, Polars
-and Spark read the ``games`` Parquet shards of the command line as they
-read ``pgn960.games``' own table."""
+"""Scale-out on existing engines: the Dask recipe of docs/python.md
+merges shard counts into exactly one run's (and ``pgn960 stats``' over
+them); DuckDB, Polars and Spark read the ``games`` Parquet shards of the
+command line as they read ``pgn960.games``' own table."""
 
-import importlib.util
-import sys
+import re
+import types
 
-import pyarrow as pa
 import pytest
 
 import pgn960
 from conftest import ROOT, SAMPLES
 
-spec = importlib.util.spec_from_file_location("dask_stats", ROOT / "python/examples/dask_stats.py")
-dask_stats = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(dask_stats)
+
+def guide_script(name: str) -> types.ModuleType:
+    """The Python script ``name`` of docs/python.md (its block that starts
+    with ``# name``), as a module: the recipe tested is the recipe shown."""
+    page = (ROOT / "docs" / "python.md").read_text()
+    block = re.search(rf"```python\n(# {re.escape(name)}\n.*?)```", page, re.S)
+    assert block, f"docs/python.md has no {name}"
+    module = types.ModuleType(name.removesuffix(".py"))
+    exec(compile(block.group(1), f"docs/python.md:{name}", "exec"), module.__dict__)
+    return module
+
+
+dask_stats = guide_script("dask_stats.py")
 
 
 @pytest.fixture(scope="module")
