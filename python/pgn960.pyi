@@ -16,17 +16,39 @@ both with the command line's one-line message.
 """
 
 import os
-from typing import Any, Iterator, Literal, Sequence, Union, overload
+from typing import Any, Iterator, Literal, Sequence, Union, final
 
 import pyarrow
+from typing_extensions import TypeAlias
+
+__all__ = [
+    "__version__",
+    "id",
+    "position",
+    "table",
+    "Position",
+    "games",
+    "iter_games",
+    "schema",
+    "GameBatches",
+    "count",
+    "stats",
+    "_restore_counts",
+    "Counts",
+    "validate",
+    "tag",
+    "fix",
+    "filter",
+]
 
 __version__: str
 
-Input = Union[str, os.PathLike[str], bytes, bytearray]
-Inputs = Union[Input, Sequence[Input]]
-Names = Union[str, Sequence[str]]
-Positions = Union[str, Sequence[Union[int, str]]]
+_Input: TypeAlias = Union[str, os.PathLike[str], bytes, bytearray]
+_Inputs: TypeAlias = Union[_Input, Sequence[_Input]]
+_Names: TypeAlias = Union[str, Sequence[str]]
+_Positions: TypeAlias = Union[str, Sequence[Union[int, str]]]
 
+@final
 class Position:
     """A Chess960 start position, as ``pgn960 pos`` prints it."""
 
@@ -62,14 +84,14 @@ def table() -> pyarrow.Table:
     ``pgn960 table``: scharnagl, fritz9 (int32), position, xfen,
     shredder_fen (string)."""
 
-def schema(*, tags: Names | None = None) -> pyarrow.Schema:
+def schema(*, tags: _Names | None = None) -> pyarrow.Schema:
     """The schema of ``games``' tables: the columns of ``pgn960 games``
     and one string column per tag of ``tags``."""
 
 def games(
-    paths: Inputs,
+    paths: _Inputs,
     *,
-    tags: Names | None = None,
+    tags: _Names | None = None,
     threads: int | None = None,
     batch_size: int = 65536,
 ) -> pyarrow.Table:
@@ -79,6 +101,7 @@ def games(
     or a list). Read on ``threads`` threads (default: one per core); the
     table is held whole in memory (see ``iter_games``)."""
 
+@final
 class GameBatches(Iterator[pyarrow.RecordBatch]):
     """The record batches of ``iter_games``, read one batch ahead on a
     thread of their own."""
@@ -92,9 +115,9 @@ class GameBatches(Iterator[pyarrow.RecordBatch]):
         """Stops reading; the iterator then ends."""
 
 def iter_games(
-    paths: Inputs,
+    paths: _Inputs,
     *,
-    tags: Names | None = None,
+    tags: _Names | None = None,
     threads: int | None = None,
     batch_size: int = 65536,
 ) -> GameBatches:
@@ -102,6 +125,7 @@ def iter_games(
     rows at a time, read as they are taken: memory stays bounded whatever
     the size of the archive."""
 
+@final
 class Counts:
     """Per-position counts of a ``stats`` run: exact integer sums, so that
     the counts of shards add up (``a + b``, ``sum(counts)``) to exactly
@@ -121,8 +145,8 @@ class Counts:
     @property
     def below_min_elo(self) -> int:
         """The games left out by ``min_elo``."""
-    def __add__(self, other: Counts) -> Counts: ...
-    def __radd__(self, other: Union[Counts, Literal[0]]) -> Counts: ...
+    def __add__(self, other: Counts, /) -> Counts: ...
+    def __radd__(self, other: Union[Counts, Literal[0]], /) -> Counts: ...
     def table(self, *, all_positions: bool = False) -> pyarrow.Table:
         """The table of ``pgn960 stats``' CSV, typed: int32 position
         numbers, uint64 counts, int64 rating sums, float64 derived values
@@ -141,7 +165,7 @@ class Counts:
         ``pgn960 stats --merge`` reads it."""
 
 def count(
-    paths: Inputs,
+    paths: _Inputs,
     *,
     group_by: str | None = None,
     min_elo: int | None = None,
@@ -154,7 +178,7 @@ def count(
     ``min_elo``, standard games too as 518 with ``include_standard``."""
 
 def stats(
-    paths: Inputs,
+    paths: _Inputs,
     *,
     group_by: str | None = None,
     min_elo: int | None = None,
@@ -166,13 +190,13 @@ def stats(
     table of its CSV and the tests of its ``--summary`` JSON."""
 
 def validate(
-    paths: Inputs, *, moves: bool = True, threads: int | None = None
+    paths: _Inputs, *, moves: bool = True, threads: int | None = None
 ) -> pyarrow.Table:
     """Every problem of every game, as ``pgn960 validate`` reports them:
     file, game, line, severity, code, message."""
 
 def tag(
-    src: Inputs,
+    src: _Inputs,
     dst: str | os.PathLike[str],
     *,
     fritz9: bool = False,
@@ -184,7 +208,7 @@ def tag(
     returns its counts."""
 
 def fix(
-    src: Inputs,
+    src: _Inputs,
     dst: str | os.PathLike[str],
     *,
     castling: Literal["keep", "xfen", "shredder"] = "keep",
@@ -196,19 +220,24 @@ def fix(
     counts."""
 
 def filter(
-    src: Inputs,
+    src: _Inputs,
     dst: str | os.PathLike[str],
     *,
-    position: Positions | None = None,
-    fritz9: Positions | None = None,
-    arrangement: Names | None = None,
+    position: _Positions | None = None,
+    fritz9: _Positions | None = None,
+    arrangement: _Names | None = None,
     include_standard: bool = False,
-    kind: Names | None = None,
+    kind: _Names | None = None,
     min_elo: int | None = None,
-    finding: Names | None = None,
+    finding: _Names | None = None,
     invert: bool = False,
     threads: int | None = None,
 ) -> dict[str, Any]:
     """Writes the games that meet every criterion, byte for byte, into
     ``dst``, as ``pgn960 filter src -o dst``; returns the games read and
     selected, by kind."""
+
+def _restore_counts(
+    csv: str, grouped: bool, kinds: list[int], counted: int, below_min_elo: int
+) -> Counts:
+    """Rebuilds pickled ``Counts``."""

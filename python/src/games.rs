@@ -2,6 +2,7 @@
 //! `pgn960 games`, as Arrow data built in Rust by the library's own
 //! [`read_rows`] and [`ArrowRows`] (the Parquet writer's builder).
 
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
@@ -21,7 +22,8 @@ use crate::inputs::{
 };
 use crate::tables::table_of;
 
-/// Rows a record batch holds, by default: large enough that pyarrow,
+/// Rows a record batch holds, by default (`batch_size = 65536` in the
+/// signatures, which must spell it out for Python's `inspect`): large enough that pyarrow,
 /// Polars and DuckDB work on long arrays, small enough that a batch of
 /// long tags stays a few tens of MiB. Also the most rows room is made for
 /// before they come (a larger `batch_size` grows as rows arrive).
@@ -74,7 +76,7 @@ pub fn schema<'py>(
 /// Raises `OSError` (`FileNotFoundError`, ...) for an input that cannot
 /// be read, with `pgn960 games`' message; `ValueError` for a bad argument.
 #[pyfunction]
-#[pyo3(signature = (paths, *, tags = None, threads = None, batch_size = BATCH_ROWS as i64))]
+#[pyo3(signature = (paths, *, tags = None, threads = None, batch_size = 65536))]
 pub fn games<'py>(
     py: Python<'py>,
     paths: &Bound<'py, PyAny>,
@@ -86,6 +88,7 @@ pub fn games<'py>(
     let schema = schema_of(tags)?;
     let config = config(threads)?;
     let batch_size = batch_rows(batch_size)?;
+    debug_assert_eq!(BATCH_ROWS, 65_536, "the signatures' default");
     let batches = py.detach(|| {
         let mut rows = ArrowRows::new(&schema, batch_size.min(BATCH_ROWS));
         let mut batches = Vec::new();
@@ -125,7 +128,7 @@ pub fn games<'py>(
 /// due; Ctrl-C while waiting for a batch raises `KeyboardInterrupt` and
 /// stops the reading. Dropping the iterator (or `close()`) stops it too.
 #[pyfunction]
-#[pyo3(signature = (paths, *, tags = None, threads = None, batch_size = BATCH_ROWS as i64))]
+#[pyo3(signature = (paths, *, tags = None, threads = None, batch_size = 65536))]
 pub fn iter_games(
     paths: &Bound<'_, PyAny>,
     tags: Option<&Bound<'_, PyAny>>,
@@ -148,9 +151,21 @@ pub fn iter_games(
         sender,
         stop: Arc::clone(&stop),
     };
+    // A panic of the reading thread ends the batches with an error, never
+    // with an end that looks like the archive's.
+    let on_panic = reading.sender.clone();
     let thread = std::thread::Builder::new()
         .name("pgn960-games".into())
-        .spawn(move || reading.run())
+        .spawn(move || {
+            if let Err(panic) = std::panic::catch_unwind(AssertUnwindSafe(|| reading.run())) {
+                let message = panic
+                    .downcast_ref::<&str>()
+                    .map(|text| text.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a panic without a message".to_string());
+                let _ = on_panic.send(Err(Failure::Panic(message)));
+            }
+        })
         .map_err(|err| os_error("starting a thread", &err))?;
     Ok(GameBatches {
         schema: arrow,
