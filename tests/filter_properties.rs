@@ -17,8 +17,14 @@ use pgn960::split::GameReader;
 use pgn960::validate::{Code, ValidateOptions, validate_batch};
 use proptest::prelude::*;
 
+use crate::boundaries::{
+    Case, Expect, comment_and_bom_cases, game_bytes, long_tag_line_cases, many_tags_cases,
+    no_game_inputs,
+};
 use crate::common::pgn960;
-use crate::tag_properties::{Bytes, config, movetext_token, tag_value};
+use crate::tag_properties::{
+    AFTER_TAG_COMMENTS, Bytes, TAG_LINE_COMMENTS, config, movetext_token, tag_value,
+};
 
 /// The positions games start from: few, so that criteria hit them.
 const POOL: [u32; 7] = [0, 1, 17, 42, 518, 700, 959];
@@ -139,12 +145,21 @@ struct Game {
     movetext: Option<Vec<Bytes>>,
     result: &'static str,
     separator: &'static str,
+    /// A comment among the tags, after the tag of its index (modulo their
+    /// number): on a line of its own (`true`), or after the tag on its line.
+    tag_comment: Option<(usize, (bool, &'static str))>,
+    /// A UTF-8 byte-order mark before the first tag.
+    bom: bool,
 }
 
 impl Game {
     /// The game's bytes; `\n` becomes the game's line ending.
     fn render(&self) -> Vec<u8> {
-        let mut out = b"[Event \"generated\"]\n".to_vec();
+        let mut out = Vec::new();
+        if self.bom {
+            out.extend_from_slice(b"\xef\xbb\xbf");
+        }
+        out.extend_from_slice(b"[Event \"generated\"]\n");
         let mut tags: Vec<(&str, Vec<u8>)> = Vec::new();
         for (name, value) in [("WhiteElo", self.white_elo), ("BlackElo", self.black_elo)] {
             if let Some(value) = value {
@@ -158,10 +173,19 @@ impl Game {
                 .into_iter()
                 .map(|(n, v)| (n, v.into_bytes())),
         );
-        for (name, value) in tags {
+        let count = tags.len().max(1);
+        for (i, (name, value)) in tags.into_iter().enumerate() {
             out.extend_from_slice(format!("[{name} \"").as_bytes());
             out.extend_from_slice(&value);
-            out.extend_from_slice(b"\"]\n");
+            out.extend_from_slice(b"\"]");
+            match self.tag_comment {
+                Some((at, (own_line, comment))) if at % count == i => {
+                    out.push(if own_line { b'\n' } else { b' ' });
+                    out.extend_from_slice(comment.as_bytes());
+                    out.push(b'\n');
+                }
+                _ => out.push(b'\n'),
+            }
         }
         if let Some(tokens) = &self.movetext {
             out.push(b'\n');
@@ -196,8 +220,19 @@ impl Archive {
     /// belongs to the first game.
     fn pieces(&self) -> Vec<Vec<u8>> {
         let mut pieces: Vec<Vec<u8>> = self.games.iter().map(Game::render).collect();
-        pieces[0].splice(0..0, self.preamble.iter().copied());
+        if let Some(first) = pieces.first_mut() {
+            first.splice(0..0, self.preamble.iter().copied());
+        }
         pieces
+    }
+
+    /// The bytes of no game: the preamble of an archive without games.
+    fn no_game(&self) -> &[u8] {
+        if self.games.is_empty() {
+            self.preamble
+        } else {
+            b""
+        }
     }
 }
 
@@ -248,6 +283,11 @@ fn game() -> impl Strategy<Value = Game> {
         Just("\n% escape between games [Event \"q\"] {\n\n"),
         Just("\n; between games {\n\n"),
     ];
+    let comment = prop_oneof![
+        prop::sample::select(TAG_LINE_COMMENTS.to_vec()).prop_map(|c| (true, c)),
+        prop::sample::select(AFTER_TAG_COMMENTS.to_vec()).prop_map(|c| (false, c)),
+    ];
+    let tag_comment = prop::option::weighted(0.2, (any::<usize>(), comment));
     (
         eol,
         start(),
@@ -257,9 +297,20 @@ fn game() -> impl Strategy<Value = Game> {
         movetext,
         result,
         separator,
+        (tag_comment, prop::bool::weighted(0.1)),
     )
         .prop_map(
-            |(eol, start, white_elo, black_elo, extra_tags, movetext, result, separator)| {
+            |(
+                eol,
+                start,
+                white_elo,
+                black_elo,
+                extra_tags,
+                movetext,
+                result,
+                separator,
+                (tag_comment, bom),
+            )| {
                 let separator = if movetext.is_none() && separator.is_empty() {
                     // A game of tags only ends at a blank line.
                     "\n"
@@ -275,6 +326,8 @@ fn game() -> impl Strategy<Value = Game> {
                     movetext,
                     result,
                     separator,
+                    tag_comment,
+                    bom,
                 }
             },
         )
@@ -286,9 +339,15 @@ fn archive() -> impl Strategy<Value = Archive> {
         1 => Just(&b"\xef\xbb\xbf"[..]),
         1 => Just(&b"\n\n"[..]),
         1 => Just(&b"% preamble escape [Event \"p\"] {\n"[..]),
+        1 => Just(&b"; a comment before the first game {\n"[..]),
+        1 => Just(&b"\xef\xbb\xbf{ a comment before the first game\n[Event \"p\"]\n} \t\r\n"[..]),
     ];
-    (preamble, prop::collection::vec(game(), 1..10))
-        .prop_map(|(preamble, games)| Archive { preamble, games })
+    // Now and then no game at all.
+    let games = prop_oneof![
+        12 => prop::collection::vec(game(), 1..10),
+        1 => Just(Vec::new()),
+    ];
+    (preamble, games).prop_map(|(preamble, games)| Archive { preamble, games })
 }
 
 /// How a position criterion is written.
@@ -519,7 +578,11 @@ fn findings_by_game(input: &[u8], games: usize) -> Vec<Vec<Code>> {
 /// What the library writes for `filter`, read in batches of `batch_bytes`.
 fn filter_through_library(input: &[u8], filter: &Filter, batch_bytes: usize) -> Vec<u8> {
     let mut reader = GameReader::new(input).batch_bytes(batch_bytes);
+    // An input of no game goes where the selected games go, as in `filter`.
     let mut router = Router::new();
+    if !filter.invert {
+        router = router.no_game_to(());
+    }
     let mut out = Vec::new();
     while let Some(batch) = reader.next_batch().expect("reading from memory") {
         let verdicts = select_batch(&batch, filter);
@@ -532,7 +595,7 @@ fn filter_through_library(input: &[u8], filter: &Filter, batch_bytes: usize) -> 
 /// The oracle's selection for each game, and the pieces selected and not.
 fn expected(archive: &Archive, criteria: &Criteria) -> (Vec<bool>, Vec<u8>, Vec<u8>) {
     let pieces = archive.pieces();
-    let input = pieces.concat();
+    let input = [pieces.concat(), archive.no_game().to_vec()].concat();
     let codes = findings_by_game(&input, pieces.len());
     let selected: Vec<bool> = archive
         .games
@@ -548,13 +611,23 @@ fn expected(archive: &Archive, criteria: &Criteria) -> (Vec<bool>, Vec<u8>, Vec<
             .flat_map(|(piece, _)| piece.clone())
             .collect()
     };
-    let (chosen, others) = (pick(true), pick(false));
+    let (mut chosen, mut others) = (pick(true), pick(false));
+    // An input of no game goes where `filter` without `--invert` writes.
+    if criteria.invert {
+        others.extend_from_slice(archive.no_game());
+    } else {
+        chosen.extend_from_slice(archive.no_game());
+    }
     (selected, chosen, others)
 }
 
 /// The two outputs put back together game by game: each game's bytes
 /// taken, in input order, from the output its selection sent it to.
 fn rebuild(pieces: &[Vec<u8>], selected: &[bool], chosen: &[u8], others: &[u8]) -> Vec<u8> {
+    if pieces.is_empty() {
+        // No game: the input is one output or the other.
+        return [chosen, others].concat();
+    }
     let (mut a, mut b) = (chosen, others);
     let mut out = Vec::new();
     for (piece, selected) in pieces.iter().zip(selected) {
@@ -580,7 +653,7 @@ proptest! {
         batch_bytes in prop_oneof![Just(1usize), Just(7), Just(64), Just(1 << 20), 1usize..400],
     ) {
         let pieces = archive.pieces();
-        let input = pieces.concat();
+        let input = [pieces.concat(), archive.no_game().to_vec()].concat();
         let (selected, chosen, others) = expected(&archive, &criteria);
         let filter = criteria.filter();
         let inverse = Filter { invert: !filter.invert, ..filter.clone() };
@@ -598,7 +671,7 @@ proptest! {
     #[test]
     fn the_binary_agrees(archive in archive(), criteria in criteria()) {
         let pieces = archive.pieces();
-        let input = pieces.concat();
+        let input = [pieces.concat(), archive.no_game().to_vec()].concat();
         let (selected, chosen, others) = expected(&archive, &criteria);
         let dir = tempfile::tempdir().expect("a temporary directory");
         let file = dir.path().join("generated.pgn");
@@ -616,5 +689,66 @@ proptest! {
         prop_assert_eq!(Bytes(out.clone()), Bytes(chosen), "{:?}: {:?}", criteria.args(), selected);
         prop_assert_eq!(Bytes(out_inverse.clone()), Bytes(others), "{:?}: {:?}", criteria.args(), selected);
         prop_assert_eq!(Bytes(rebuild(&pieces, &selected, &out, &out_inverse)), Bytes(input));
+    }
+}
+
+/// `filter --kind chess960` and its inverse on `case`: the Chess960 games
+/// the case records, whole, and the rest, whole; together the input.
+fn assert_filtered_as_recorded(case: &Case) {
+    let what = &case.what;
+    let starts: Vec<usize> = case.games.iter().map(|(start, _)| *start).collect();
+    let games = game_bytes(&case.input, &starts);
+    let filter = Filter {
+        kinds: Some(filter::kinds("chess960").expect("a kind")),
+        ..Filter::default()
+    };
+    let inverse = Filter {
+        invert: true,
+        ..filter.clone()
+    };
+    let pick = |chess960: bool| -> Vec<u8> {
+        games
+            .iter()
+            .zip(&case.games)
+            .filter(|(_, (_, expect))| matches!(expect, Expect::Chess960(_)) == chess960)
+            .flat_map(|(game, _)| game.to_vec())
+            .collect()
+    };
+    let out = filter_through_library(&case.input, &filter, 1 << 20);
+    assert!(out == pick(true), "{what}: the Chess960 games");
+    let out = filter_through_library(&case.input, &inverse, 1 << 20);
+    assert!(out == pick(false), "{what}: the others");
+}
+
+/// Comment lines, byte-order marks, many tags and long tag lines in tag
+/// sections, reads ending at every offset of them: `filter` keeps each
+/// game whole.
+#[test]
+fn filter_keeps_games_whole_at_every_read_boundary() {
+    let max = 16 << 20;
+    let cases = comment_and_bom_cases()
+        .into_iter()
+        .chain(many_tags_cases())
+        .chain(long_tag_line_cases(&[5 << 20, max + 1]));
+    for case in cases {
+        assert_filtered_as_recorded(&case);
+    }
+}
+
+/// An input of no game goes whole to `filter C`, and none of it to
+/// `filter C --invert`.
+#[test]
+fn an_input_of_no_game_goes_where_the_selected_games_go() {
+    let filter = Filter {
+        kinds: Some(filter::kinds("dfrc").expect("a kind")),
+        ..Filter::default()
+    };
+    let inverse = Filter {
+        invert: true,
+        ..filter.clone()
+    };
+    for input in no_game_inputs() {
+        assert!(filter_through_library(&input, &filter, 1 << 20) == input);
+        assert!(filter_through_library(&input, &inverse, 1 << 20).is_empty());
     }
 }

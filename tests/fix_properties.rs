@@ -31,6 +31,12 @@ use shakmaty::fen::Fen;
 use shakmaty::san::San;
 use shakmaty::{CastlingMode, Chess, FromSetup, Position};
 
+use crate::boundaries::{
+    Case, Expect, comment_and_bom_cases, game_bytes, long_tag_line_cases, many_tags_cases,
+    no_game_inputs, split_games,
+};
+use crate::tag_properties::{AFTER_TAG_COMMENTS, TAG_LINE_COMMENTS};
+
 /// How a generated `FEN` writes its castling field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Style {
@@ -96,6 +102,13 @@ struct GenGame {
     noise: Vec<Option<&'static str>>,
     result: &'static str,
     separator: &'static str,
+    /// Comments between the tags, each after the tag of its index (modulo
+    /// the tags but the last): on a line of its own (`true`), or after the
+    /// tag on its line. They keep the tag section one, and move no line
+    /// `fix` adds.
+    tag_comments: Vec<(usize, bool, &'static str)>,
+    /// A UTF-8 byte-order mark before the first tag.
+    bom: bool,
 }
 
 /// The spellings of `Variant` generated, and what they name.
@@ -445,11 +458,32 @@ impl GenGame {
             added.clone_from(&expected.added);
         }
         let mut out = String::new();
+        if self.bom {
+            out.push('\u{feff}');
+        }
         for (i, (name, value)) in tags.iter().enumerate() {
             if i > 0 {
                 out.push_str(if self.one_tag_line { " " } else { "\n" });
             }
             out.push_str(&format!("[{name} \"{value}\"]"));
+            let between = tags.len() - 1;
+            for &(_, own_line, comment) in self
+                .tag_comments
+                .iter()
+                .filter(|(at, _, _)| between > 0 && at % between == i)
+            {
+                match (self.one_tag_line, own_line) {
+                    (true, _) => out.push_str(" { between tags }"),
+                    (false, true) => {
+                        out.push('\n');
+                        out.push_str(comment);
+                    }
+                    (false, false) => {
+                        out.push(' ');
+                        out.push_str(comment);
+                    }
+                }
+            }
         }
         out.push('\n');
         for (name, value) in &added {
@@ -585,6 +619,17 @@ fn game() -> impl Strategy<Value = GenGame> {
         ),
         0..3,
     );
+    let comment = prop_oneof![
+        prop::sample::select(TAG_LINE_COMMENTS.to_vec()).prop_map(|c| (true, c)),
+        prop::sample::select(AFTER_TAG_COMMENTS.to_vec()).prop_map(|c| (false, c)),
+    ];
+    let tag_comments = prop_oneof![
+        3 => Just(Vec::new()),
+        1 => prop::collection::vec(
+            (any::<usize>(), comment).prop_map(|(at, (own_line, c))| (at, own_line, c)),
+            1..3,
+        ),
+    ];
     let layout = (
         eol,
         prop::collection::vec(any::<u8>(), 12),
@@ -603,10 +648,12 @@ fn game() -> impl Strategy<Value = GenGame> {
         extra,
         mainline(),
         layout,
+        (tag_comments, prop::bool::weighted(0.1)),
     )
         .prop_map(
-            |(start, variant, setup, id, fritz9, opening, extra, moves, layout)| {
+            |(start, variant, setup, id, fritz9, opening, extra, moves, layout, more)| {
                 let (eol, order, one_tag_line, noise, result, separator) = layout;
+                let (tag_comments, bom) = more;
                 let mut game = GenGame {
                     eol,
                     start,
@@ -622,6 +669,8 @@ fn game() -> impl Strategy<Value = GenGame> {
                     noise,
                     result,
                     separator,
+                    tag_comments,
+                    bom,
                 };
                 if game.moves.is_none() && game.separator.is_empty() {
                     // A game of tags only ends at a blank line.
@@ -782,5 +831,76 @@ proptest! {
                 "validate --no-moves after fix vs what fix left"
             );
         }
+    }
+}
+
+/// Fixes `case` and holds the output to the case's record: the same
+/// games, the games of no Chess960 start unchanged, each Chess960 one
+/// given its id and left with no finding of `validate --no-moves`.
+fn assert_fixed_as_recorded(case: &Case) {
+    let what = &case.what;
+    let fixed = fix(&case.input, OPTIONS[0], None);
+    let starts: Vec<usize> = split_games(&fixed.out)
+        .into_iter()
+        .map(|(start, _)| start)
+        .collect();
+    let games = game_bytes(&fixed.out, &starts);
+    assert_eq!(games.len(), case.games.len(), "{what}: games of the output");
+    let inputs = game_bytes(
+        &case.input,
+        &case
+            .games
+            .iter()
+            .map(|(start, _)| *start)
+            .collect::<Vec<_>>(),
+    );
+    let found = findings(&fixed.out, false);
+    for (i, ((game, before), (_, expect))) in games.iter().zip(&inputs).zip(&case.games).enumerate()
+    {
+        let index = i as u64 + 1;
+        match expect {
+            Expect::Chess960(id) => {
+                let tag = format!("[Chess960Id \"{id}\"]");
+                let tags = memchr::memmem::find_iter(game, tag.as_bytes()).count();
+                assert_eq!(tags, 1, "{what}: game {i}");
+                assert_eq!(found.get(&index), None, "{what}: game {i}");
+            }
+            Expect::Standard => assert!(game == before, "{what}: game {i} must not change"),
+            Expect::Unreadable => {
+                assert!(game == before, "{what}: game {i} must not change");
+                assert_eq!(
+                    found.get(&index).map(Vec::as_slice),
+                    Some(&["tag_section_too_long"][..]),
+                    "{what}: game {i}"
+                );
+            }
+        }
+    }
+    let again = fix(&fixed.out, OPTIONS[0], None);
+    assert!(again.out == fixed.out, "{what}: fixing twice");
+}
+
+/// Comment lines, byte-order marks, many tags and long tag lines in tag
+/// sections, reads ending at every offset of them: `fix` repairs each
+/// game as one, and leaves the games it cannot read whole as they are.
+#[test]
+fn fix_keeps_games_whole_at_every_read_boundary() {
+    let max = 16 << 20;
+    let cases = comment_and_bom_cases()
+        .into_iter()
+        .chain(many_tags_cases())
+        .chain(long_tag_line_cases(&[5 << 20, max + 1]));
+    for case in cases {
+        assert_fixed_as_recorded(&case);
+    }
+}
+
+/// An input of no game passes through `fix` unchanged.
+#[test]
+fn fix_passes_an_input_of_no_game_through() {
+    for input in no_game_inputs() {
+        let fixed = fix(&input, OPTIONS[0], None);
+        assert!(fixed.out == input, "{} bytes", input.len());
+        assert_eq!(fixed.repairs, 0);
     }
 }

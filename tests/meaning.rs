@@ -354,3 +354,97 @@ fn a_refused_report_does_not_suggest_tag() {
     assert!(run.stderr.contains("also an input"), "{}", run.stderr);
     assert!(!run.stderr.contains("--in-place"), "{}", run.stderr);
 }
+
+/// One game stays one game in `games`, `tag` and `filter`, through the
+/// binary, on a file (mapped, split on two threads) and on standard input:
+/// a comment line in a tag section, a tag line of 5 MiB, a byte-order mark
+/// in the middle of a file (two files joined), and a game of more tags
+/// than a game may hold at once.
+#[test]
+fn hard_boundaries_leave_one_game_one_game_in_every_command() {
+    let fen959 = "rkrnnqbb/pppppppp/8/8/8/8/PPPPPPPP/RKRNNQBB w KQkq - 0 1";
+    let long = "x".repeat(5 << 20);
+    let many = "[Note \"abcdef\"]\n".repeat(140_000);
+    let games: [(String, Option<u32>); 5] = [
+        (
+            format!(
+                "[Event \"comment\"]\n[Variant \"Chess960\"]\n; exported by some GUI\n{{ and a brace comment }}\n[FEN \"{fen959}\"]\n[SetUp \"1\"]\n\n1. e4 *\n\n"
+            ),
+            Some(959),
+        ),
+        (
+            format!(
+                "[Event \"long\"]\n[Annotation \"{long}\"]\n[FEN \"{fen959}\"]\n[SetUp \"1\"]\n\n1. e4 *\n\n"
+            ),
+            Some(959),
+        ),
+        (
+            format!("\u{feff}[Event \"B\"]\n[FEN \"{fen959}\"]\n[SetUp \"1\"]\n\n1. e4 *\n\n"),
+            Some(959),
+        ),
+        (
+            format!("[Event \"many\"]\n{many}[FEN \"{fen959}\"]\n\n1. e4 *\n\n"),
+            None,
+        ),
+        ("[Event \"standard\"]\n\n1. e4 *\n".to_string(), None),
+    ];
+    let input: String = games.iter().map(|(game, _)| game.as_str()).collect();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let file = write(dir.path(), "hard.pgn", input.as_bytes());
+    for (how, stdin) in [("a file", None), ("standard input", Some(input.as_bytes()))] {
+        let source = if stdin.is_some() { "-" } else { file.as_str() };
+        // games: one row a game, each where the game is.
+        let run = pgn960(
+            &["games", "-q", "--format", "csv", "--threads", "2", source],
+            stdin,
+        );
+        assert_eq!(run.code, 0, "{how}: {}", run.stderr);
+        let text = String::from_utf8(run.stdout).expect("UTF-8");
+        let offsets: Vec<usize> = text
+            .lines()
+            .skip(1)
+            .map(|row| {
+                row.split(',')
+                    .nth(2)
+                    .expect("an offset")
+                    .parse()
+                    .expect("a number")
+            })
+            .collect();
+        let mut expected = Vec::new();
+        let mut at = 0;
+        for (game, _) in &games {
+            expected.push(at);
+            at += game.len();
+        }
+        assert_eq!(offsets, expected, "{how}: games");
+        // tag: each Chess960 game gets its one id, the others none.
+        let run = pgn960(&["tag", "--threads", "2", source], stdin);
+        assert_eq!(run.code, 0, "{how}: {}", run.stderr);
+        let out = String::from_utf8(run.stdout).expect("UTF-8");
+        assert_eq!(out.matches("[Chess960Id ").count(), 3, "{how}");
+        assert_eq!(out.matches("[Chess960Id \"959\"]").count(), 3, "{how}");
+        assert!(run.stderr.contains("5 games read"), "{how}: {}", run.stderr);
+        // filter: the Chess960 games whole, and the rest whole.
+        let run = pgn960(&["filter", "-q", "--position", "959", source], stdin);
+        let selected: String = games
+            .iter()
+            .filter(|(_, id)| id.is_some())
+            .map(|(game, _)| game.as_str())
+            .collect();
+        assert!(
+            run.stdout == selected.as_bytes(),
+            "{how}: filter --position 959"
+        );
+        let run = pgn960(
+            &["filter", "-q", "--position", "959", "--invert", source],
+            stdin,
+        );
+        let others: String = games
+            .iter()
+            .filter(|(_, id)| id.is_none())
+            .map(|(game, _)| game.as_str())
+            .collect();
+        assert!(run.stdout == others.as_bytes(), "{how}: filter --invert");
+    }
+}

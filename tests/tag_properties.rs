@@ -18,6 +18,10 @@ use pgn960::tag::{TagCounts, TagOptions, apply, strip_ids, tag_batch};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 
+use crate::boundaries::{
+    Case, Expect, comment_and_bom_cases, expected_games, game_bytes, long_tag_line_cases,
+    many_tags_cases, no_game_inputs, split_games,
+};
 use crate::common::strip_id_lines;
 use crate::id_oracle::id_edits_only;
 
@@ -70,6 +74,44 @@ struct GenGame {
     result: &'static str,
     /// Bytes after the game: blank lines, escape lines, stray text.
     separator: &'static str,
+    /// Comments among the tags, each after the tag of its index (modulo
+    /// their number): on a line of its own, or after the tag on its line.
+    tag_comments: Vec<(usize, TagComment)>,
+    /// A UTF-8 byte-order mark before the first tag, as where files that
+    /// each begin with one were joined.
+    bom: bool,
+}
+
+/// A comment within a tag section, which keeps it one.
+#[derive(Clone, Copy, Debug)]
+enum TagComment {
+    /// A line of its own, in a game of a tag a line.
+    Line(&'static str),
+    /// After a tag, on its line (a brace comment in a game of one tag line).
+    After(&'static str),
+}
+
+/// Comments a tag section may hold; `\n` becomes the game's line ending.
+pub const TAG_LINE_COMMENTS: [&str; 6] = [
+    "; exported by some GUI { [Event \"c\"]",
+    "{ a comment }",
+    "   ; indented, \"quoted\" ]",
+    "{ over\n[Event \"two\"]\n\nlines } ; and more",
+    "% an escape line {",
+    "{ one } {two} [Round \"after comments\"]",
+];
+
+/// Comments a tag may have after it on its line.
+pub const AFTER_TAG_COMMENTS: [&str; 3] = ["; after a tag {", "{ after a tag }", "{a}{b}"];
+
+fn tag_comment() -> impl Strategy<Value = (usize, TagComment)> {
+    (
+        any::<usize>(),
+        prop_oneof![
+            prop::sample::select(TAG_LINE_COMMENTS.to_vec()).prop_map(TagComment::Line),
+            prop::sample::select(AFTER_TAG_COMMENTS.to_vec()).prop_map(TagComment::After),
+        ],
+    )
 }
 
 impl GenGame {
@@ -129,6 +171,9 @@ impl GenGame {
             tags.insert(at, tag);
         }
         let mut out = Vec::new();
+        if self.bom {
+            out.extend_from_slice(b"\xef\xbb\xbf");
+        }
         for (i, (name, value)) in tags.iter().enumerate() {
             if i > 0 {
                 out.extend_from_slice(if self.one_tag_line { b" " } else { b"\n" });
@@ -136,6 +181,25 @@ impl GenGame {
             out.extend_from_slice(format!("[{name} \"").as_bytes());
             out.extend_from_slice(value);
             out.extend_from_slice(b"\"]");
+            for (_, comment) in self
+                .tag_comments
+                .iter()
+                .filter(|(at, _)| at % tags.len() == i)
+            {
+                match (comment, self.one_tag_line) {
+                    (TagComment::Line(text), false) => {
+                        out.push(b'\n');
+                        out.extend_from_slice(text.as_bytes());
+                    }
+                    (TagComment::After(text), false) => {
+                        out.push(b' ');
+                        out.extend_from_slice(text.as_bytes());
+                    }
+                    // On a line of all the tags, only a brace comment can
+                    // stand between two of them.
+                    (_, true) => out.extend_from_slice(b" { between tags }"),
+                }
+            }
         }
         out.push(b'\n');
         if let Some(tokens) = &self.movetext {
@@ -298,6 +362,10 @@ fn game() -> impl Strategy<Value = GenGame> {
         1 => Just(None),
     ];
     let result = prop_oneof![Just("1-0"), Just("0-1"), Just("1/2-1/2"), Just("*")];
+    let tag_comments = prop_oneof![
+        3 => Just(Vec::new()),
+        1 => prop::collection::vec(tag_comment(), 1..4),
+    ];
     let separator = prop_oneof![
         Just(""),
         Just("\n"),
@@ -317,6 +385,7 @@ fn game() -> impl Strategy<Value = GenGame> {
         movetext,
         result,
         separator,
+        (tag_comments, prop::bool::weighted(0.1)),
     )
         .prop_map(
             |(
@@ -330,6 +399,7 @@ fn game() -> impl Strategy<Value = GenGame> {
                 movetext,
                 result,
                 separator,
+                (tag_comments, bom),
             )| {
                 let mut game = GenGame {
                     eol,
@@ -342,6 +412,8 @@ fn game() -> impl Strategy<Value = GenGame> {
                     movetext,
                     result,
                     separator,
+                    tag_comments,
+                    bom,
                 };
                 if game.movetext.is_none() && game.separator.is_empty() {
                     // A tag-only game ends at a blank line: without one the
@@ -359,9 +431,17 @@ fn archive() -> impl Strategy<Value = Archive> {
         1 => Just(&b"\xef\xbb\xbf"[..]),
         1 => Just(&b"\n\n"[..]),
         1 => Just(&b"% preamble escape [Event \"p\"] {\n"[..]),
+        1 => Just(&b"; a comment before the first game [Event \"p\"] {\n"[..]),
+        1 => Just(&b"{ a comment before the first game\n[Event \"p\"]\n}\n"[..]),
+        1 => Just(&b"\xef\xbb\xbf \t\r\n"[..]),
     ];
-    (preamble, prop::collection::vec(game(), 1..8))
-        .prop_map(|(preamble, games)| Archive { preamble, games })
+    // Now and then no game at all: an input of white space, comments or
+    // a byte-order mark only.
+    let games = prop_oneof![
+        12 => prop::collection::vec(game(), 1..8),
+        1 => Just(Vec::new()),
+    ];
+    (preamble, games).prop_map(|(preamble, games)| Archive { preamble, games })
 }
 
 /// What one pass over an input gave.
@@ -625,4 +705,91 @@ fn oversized_game_is_tagged_in_its_first_piece() {
     assert_eq!(out, tag(&input, None, TagOptions::default()).out);
     assert_eq!(count(&out, b"[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1\"]\n[Chess960Id \"0\"]\n\n"), 2);
     assert_eq!(strip_id_lines(&out), input);
+}
+
+/// Tags `case` and holds the output to the case's record: the games
+/// where it says, an id (with its number) in each Chess960 game, and
+/// nothing else changed.
+fn assert_tagged_as_recorded(case: &Case) {
+    let what = &case.what;
+    assert_eq!(
+        split_games(&case.input),
+        expected_games(case),
+        "{what}: the games"
+    );
+    let tagged = tag(&case.input, None, TagOptions::default());
+    // The first game (a standard one, which pads the input out to a
+    // read) is left as it is; after it, only id edits.
+    let pad = case.games[1].0;
+    assert!(tagged.out[..pad] == case.input[..pad], "{what}");
+    if let Some(change) = id_edits_only(&case.input[pad..], &tagged.out[pad..]) {
+        panic!("{what}: {change}");
+    }
+    let starts: Vec<usize> = split_games(&tagged.out)
+        .into_iter()
+        .map(|(start, _)| start)
+        .collect();
+    let games = game_bytes(&tagged.out, &starts);
+    assert_eq!(games.len(), case.games.len(), "{what}: games of the output");
+    let inputs = game_bytes(
+        &case.input,
+        &case
+            .games
+            .iter()
+            .map(|(start, _)| *start)
+            .collect::<Vec<_>>(),
+    );
+    for (i, ((game, before), (_, expect))) in games.iter().zip(&inputs).zip(&case.games).enumerate()
+    {
+        match expect {
+            Expect::Chess960(id) => {
+                let tag = format!("[Chess960Id \"{id}\"]");
+                assert_eq!(count(game, b"[Chess960Id"), 1, "{what}: game {i}");
+                assert_eq!(count(game, tag.as_bytes()), 1, "{what}: game {i}");
+            }
+            Expect::Standard | Expect::Unreadable => {
+                assert_eq!(game, before, "{what}: game {i} must not change");
+            }
+        }
+    }
+}
+
+/// Comment lines and byte-order marks in tag sections, with a read ending
+/// at every offset of them: each game stays one game and gets its id.
+#[test]
+fn comments_and_boms_in_tag_sections_at_every_read_boundary() {
+    for case in comment_and_bom_cases() {
+        assert_tagged_as_recorded(&case);
+    }
+}
+
+/// More tags than a game may hold at once, a read ending at every offset
+/// of a tag line: one game, unreadable, left as it is; the games around it
+/// tagged.
+#[test]
+fn a_game_of_many_tags_is_one_game_at_every_read_boundary() {
+    for case in many_tags_cases() {
+        assert_tagged_as_recorded(&case);
+    }
+}
+
+/// Tag lines of 5 and 15 MiB are read whole; from 16 MiB on, the line is
+/// skipped and its game left unread: one game either way, wherever reads
+/// end.
+#[test]
+fn long_tag_lines_keep_their_game_whole_at_every_read_boundary() {
+    let max = 16 << 20;
+    for case in long_tag_line_cases(&[5 << 20, 15 << 20, max, max + 1]) {
+        assert_tagged_as_recorded(&case);
+    }
+}
+
+/// An input with no game passes through `tag` unchanged.
+#[test]
+fn inputs_of_no_game_pass_through() {
+    for input in no_game_inputs() {
+        let tagged = tag(&input, None, TagOptions::default());
+        assert_eq!(tagged.games.len(), 0);
+        assert!(tagged.out == input, "{} bytes", input.len());
+    }
 }

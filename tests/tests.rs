@@ -1,5 +1,6 @@
 //! The single integration-test binary (`autotests = false`); one module per area.
 
+mod boundaries;
 mod cli_position;
 mod common;
 mod docs;

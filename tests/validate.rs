@@ -15,6 +15,7 @@
 
 use std::collections::BTreeMap;
 use std::fs;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
@@ -132,7 +133,7 @@ fn path_str(path: &Path) -> &str {
 
 /// Every code with its severity, as the issue lists them, and those the
 /// implementation adds (`position_illegal`, `moves_after_result`,
-/// `game_too_long`).
+/// `game_too_long`, `tag_section_too_long`).
 const SEVERITIES: &[(&str, &str)] = &[
     ("fen_unparsable", "error"),
     ("fen_conflict", "error"),
@@ -144,6 +145,7 @@ const SEVERITIES: &[(&str, &str)] = &[
     ("id_malformed", "error"),
     ("illegal_move", "error"),
     ("unterminated", "error"),
+    ("tag_section_too_long", "error"),
     ("variant_missing", "warning"),
     ("variant_mismatch", "warning"),
     ("fen_without_setup", "warning"),
@@ -177,6 +179,14 @@ type Place = (u64, u64, &'static str);
 const PLANTED: &[(&str, &[Place])] = &[
     // Gzip-compressed: the game's 17 MiB comment packs into 43 KB.
     ("game_too_long.pgn.gz", &[(1, 1, "game_too_long")]), // its first tag
+    // Gzip-compressed too: 140,004 tags, then a tag line of 17 MiB.
+    (
+        "tag_section_too_long.pgn.gz",
+        &[
+            (1, 1, "tag_section_too_long"),       // its first tag
+            (2, 140_008, "tag_section_too_long"), // its first tag
+        ],
+    ),
     (
         "fen_unparsable.pgn",
         &[
@@ -594,7 +604,15 @@ fn other_messages_carry_what_a_user_needs() {
 #[test]
 fn line_endings_change_no_finding() {
     for (file, _) in PLANTED {
-        let text = fs::read(fixture_path(file)).expect("fixture readable");
+        let mut text = fs::read(fixture_path(file)).expect("fixture readable");
+        if file.ends_with(".gz") {
+            // The line endings of the text, not of its compressed bytes.
+            let mut plain = Vec::new();
+            flate2::read::MultiGzDecoder::new(&text[..])
+                .read_to_end(&mut plain)
+                .expect("a gzip fixture");
+            text = plain;
+        }
         let lf = validate_stdin(&[], &text).rows();
         let crlf = validate_stdin(&[], &with_line_ends(&text, b"\r\n")).rows();
         let cr = validate_stdin(&[], &with_line_ends(&text, b"\r")).rows();

@@ -175,7 +175,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let mut counts = FilterCounts::default();
     let inputs = for_each_input(&sources, &mut progress, |_, opened, progress| {
         sink.start_input().map_err(InputFailure::Run)?;
-        let mut router = Router::new();
+        let mut router = sink.router(args.invert);
         run_input(
             opened,
             config,
@@ -283,6 +283,17 @@ impl Sink {
             Sink::Split {
                 by: SplitBy::Kind, ..
             } => Some(Place::File(Part::Kind(verdict.kind))),
+        }
+    }
+
+    /// The router of one input. An input that holds no game (white space
+    /// or comments only) is written whole where the selected games go,
+    /// without `--invert`, so that `filter C` and `filter C --invert`
+    /// together are the input; with `--split-by`, nowhere.
+    fn router(&self, invert: bool) -> Router<Place> {
+        match self {
+            Sink::One(_) if !invert => Router::new().no_game_to(Place::Output),
+            _ => Router::new(),
         }
     }
 

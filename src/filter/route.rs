@@ -27,11 +27,20 @@ pub struct Run<P> {
 pub struct Router<P> {
     /// Where the game still going on at the end of the last batch went.
     continuing: Option<P>,
+    /// Whether a game of the input has been seen: the bytes before the
+    /// first are bytes of no game.
+    started: bool,
+    /// Where the bytes of no game go.
+    no_game: Option<P>,
 }
 
 impl<P> Default for Router<P> {
     fn default() -> Self {
-        Router { continuing: None }
+        Router {
+            continuing: None,
+            started: false,
+            no_game: None,
+        }
     }
 }
 
@@ -41,11 +50,19 @@ impl<P: Copy + PartialEq> Router<P> {
         Router::default()
     }
 
+    /// Sends the bytes of no game (an input of white space or comments
+    /// only, which holds no game) to `place` rather than nowhere.
+    pub fn no_game_to(mut self, place: P) -> Router<P> {
+        self.no_game = Some(place);
+        self
+    }
+
     /// The bytes of `batch`, the input's next batch, as runs of
     /// consecutive bytes going to one place, in order. `place` says where
     /// each game goes, by its position in [`Batch::games`]: `None` is
     /// nowhere. Continuation bytes go where the game they continue went;
-    /// bytes of no game at all (an input of white space only) go nowhere.
+    /// bytes of no game at all (an input of white space only) go where
+    /// [`Router::no_game_to`] says, by default nowhere.
     ///
     /// ```
     /// use pgn960::filter::{Router, Run};
@@ -75,7 +92,13 @@ impl<P: Copy + PartialEq> Router<P> {
                 _ => runs.push(Run { place, range }),
             }
         };
-        push(self.continuing, 0..batch.continuation);
+        let continuing = if self.started {
+            self.continuing
+        } else {
+            self.no_game
+        };
+        push(continuing, 0..batch.continuation);
+        self.started |= !batch.games.is_empty();
         for (i, game) in batch.games.iter().enumerate() {
             let to = place(i);
             push(to, game.range.clone());
@@ -136,11 +159,15 @@ mod tests {
         input: &[u8],
         max_game: usize,
         place: impl Fn(u64) -> Option<u8>,
+        no_game: Option<u8>,
     ) -> ([Vec<u8>; 3], usize) {
         let mut reader = GameReader::new(input)
             .batch_bytes(1)
             .max_game_bytes(max_game);
         let mut router = Router::new();
+        if let Some(place) = no_game {
+            router = router.no_game_to(place);
+        }
         let mut out: [Vec<u8>; 3] = Default::default();
         let mut continued = 0;
         while let Some(batch) = reader.next_batch().unwrap() {
@@ -169,25 +196,46 @@ mod tests {
         // Past the 1 MiB the splitter reads at a time, so that it must cut.
         let long = format!("[Event \"2\"]\n\n1. e4 {{{}}} *\n\n", "x".repeat(3 << 20));
         let input = format!("[Event \"1\"]\n\n*\n\n{long}[Event \"3\"]\n\n*\n");
-        let ([nowhere, first, second], continued) =
-            route(input.as_bytes(), 64 << 10, |index| match index {
+        let ([nowhere, first, second], continued) = route(
+            input.as_bytes(),
+            64 << 10,
+            |index| match index {
                 2 => Some(1),
                 _ => Some(2),
-            });
+            },
+            None,
+        );
         assert!(continued > 2, "the long game must come in pieces");
         assert!(nowhere.is_empty());
         assert_eq!(first, long.as_bytes());
         assert_eq!(second, b"[Event \"1\"]\n\n*\n\n[Event \"3\"]\n\n*\n");
         // A game sent nowhere takes its pieces with it.
-        let ([_, kept, _], _) = route(input.as_bytes(), 64 << 10, |index| {
-            (index != 2).then_some(1)
-        });
+        let ([_, kept, _], _) = route(
+            input.as_bytes(),
+            64 << 10,
+            |index| (index != 2).then_some(1),
+            None,
+        );
         assert_eq!(kept, b"[Event \"1\"]\n\n*\n\n[Event \"3\"]\n\n*\n");
     }
 
     #[test]
-    fn bytes_of_no_game_go_nowhere() {
-        let ([_, kept, _], _) = route(b"\n\n  \n", 64 << 10, |_| Some(1));
+    fn bytes_of_no_game_go_nowhere_unless_sent() {
+        let ([_, kept, _], _) = route(b"\n\n  \n", 64 << 10, |_| Some(1), None);
         assert!(kept.is_empty());
+        let input = b"\xef\xbb\xbf\n; no game\n\n  \n";
+        let ([_, kept, _], _) = route(input, 64 << 10, |_| Some(1), Some(2));
+        assert!(kept.is_empty());
+        let ([_, _, sent], _) = route(input, 64 << 10, |_| Some(1), Some(2));
+        assert_eq!(sent, input);
+        // More bytes of no game than fit in a batch: all of them.
+        let blanks = b" \t \n".repeat(1 << 20);
+        let ([_, _, sent], continued) = route(&blanks, 64 << 10, |_| Some(1), Some(2));
+        assert!(continued > 1);
+        assert_eq!(sent, blanks);
+        // After a game, bytes of a game sent nowhere stay nowhere.
+        let long = format!("[Event \"a\"]\n\n1. e4 {{{}}} *\n", "x".repeat(3 << 20));
+        let ([nowhere, kept, sent], _) = route(long.as_bytes(), 64 << 10, |_| None, Some(2));
+        assert!(nowhere.is_empty() && kept.is_empty() && sent.is_empty());
     }
 }

@@ -92,10 +92,7 @@ impl<'a> GameFix<'a> {
     /// (this game's, from `validate`'s checks) that they leave, to the
     /// batch's.
     pub(super) fn run(mut self, findings: &[Finding]) {
-        if !matches!(
-            self.reading.start,
-            Start::BadFen { .. } | Start::Conflict { .. }
-        ) {
+        if self.reading.start.is_known() {
             let start = self.start();
             self.variant(start.as_ref());
             self.setup();

@@ -19,8 +19,9 @@ pub enum Kind {
     /// A set-up position (a FEN that is no start array), or a `Variant`
     /// naming another game (Antichess, Crazyhouse, ...).
     Other,
-    /// A `FEN` tag whose placement cannot be read, or `FEN` tags that give
-    /// different positions: the start is not known.
+    /// A `FEN` tag whose placement cannot be read, `FEN` tags that give
+    /// different positions, or a tag section too long to read whole: the
+    /// start is not known.
     Unreadable,
 }
 

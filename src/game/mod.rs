@@ -65,7 +65,9 @@ impl Reading {
         let variant = headers.get(Known::Variant).map_or(Variant::Absent, |tag| {
             Variant::from_value(&tag_value(batch, &batch.tags[tag]))
         });
-        let start = if variant == Variant::Other {
+        let start = if game.tags_incomplete {
+            Start::TagsIncomplete
+        } else if variant == Variant::Other {
             Start::NotChess
         } else {
             start::read_start(batch, &headers)
@@ -106,7 +108,7 @@ fn kind_of(start: &Start, variant: Variant) -> Kind {
     let chess960 = |rank: BackRank| variant.is_chess960() || rank != BackRank::STANDARD;
     match start {
         Start::NotChess => Kind::Other,
-        Start::BadFen { .. } | Start::Conflict { .. } => Kind::Unreadable,
+        Start::BadFen { .. } | Start::Conflict { .. } | Start::TagsIncomplete => Kind::Unreadable,
         Start::NoFen if variant.is_chess960() => Kind::Chess960,
         Start::NoFen => Kind::Standard,
         Start::Array(StartArray::Chess960(rank)) if chess960(*rank) => Kind::Chess960,

@@ -38,6 +38,10 @@ pub enum Start {
         /// What is wrong with it.
         error: FenError,
     },
+    /// The game's tags are not all known (see
+    /// [`Game::tags_incomplete`](crate::split::Game::tags_incomplete)):
+    /// a `FEN` may be among those not read.
+    TagsIncomplete,
     /// `FEN` tags that give different positions.
     Conflict {
         /// The first `FEN` tag.
@@ -48,6 +52,17 @@ pub enum Start {
         /// castling rights or en passant square differ).
         placement: bool,
     },
+}
+
+impl Start {
+    /// Whether the start is known: not an unreadable `FEN`, `FEN` tags in
+    /// conflict, or tags not all read.
+    pub fn is_known(&self) -> bool {
+        !matches!(
+            self,
+            Start::BadFen { .. } | Start::Conflict { .. } | Start::TagsIncomplete
+        )
+    }
 }
 
 /// Reads the start from the `FEN` tags noted in `headers`.

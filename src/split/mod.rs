@@ -111,12 +111,15 @@ mod tests {
     fn readers_ending_early_find_the_games_of_one_reader() {
         let comment_lines = "[Event \"in a comment\"]\n".repeat(60_000);
         let long_moves = "1. e4 e5 ".repeat(150_000);
+        let many_tags = "[T \"v\"]\n".repeat(200_000);
         let input = format!(
             "[Event \"1\"]\n\n1. e4 *\n\n\
              [Event \"2\"]\n\n1. d4 {{\n{comment_lines}}} *\n\n\
              [Event \"3\"]\n\n{long_moves}\n[Event \"4\"]\n\n*\n\
              [Event \"5\"]\n[Event \"6, tags only\"]\n\n[Event \"7\"]\n\n{long_moves}\n\
-             [Event \"8\"]\r\n\r\n1. c4 {{ left open\n[Event \"9\"]\n"
+             [Event \"8\"]\n; a comment\n{{ and\n[Event \"x\"] }}\n{many_tags}[Site \"s\"]\n\n*\n\
+             \u{feff}[Event \"9\"]\n\n*\n\
+             [Event \"10\"]\r\n\r\n1. c4 {{ left open\n[Event \"11\"]\n"
         );
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("games.pgn");
@@ -127,8 +130,14 @@ mod tests {
         for max_game_bytes in [64 << 10, 16 << 20] {
             let (expected, one) = split_mapped(&map, None, max_game_bytes);
             assert_eq!(one, 1);
-            assert_eq!(expected.len(), 7);
-            assert_eq!(expected.iter().any(|g| g.3), max_game_bytes == 64 << 10);
+            // Games 1 to 10: `6, tags only` is game 5's second tag, and
+            // `11` is in a comment. Game 8 (the 7th), of 200,000 tags,
+            // comes in pieces whatever the limit on bytes; the long ones
+            // under the lower limit only.
+            assert_eq!(expected.len(), 9);
+            let in_pieces = |index: u64| expected.iter().any(|g| g.0 == index && g.3);
+            assert!(in_pieces(7));
+            assert_eq!(in_pieces(3), max_game_bytes == 64 << 10);
             let mut ended_early = false;
             for stretch in [1, 100, 5000, 70_000] {
                 let (games, readers) = split_mapped(&map, Some(stretch), max_game_bytes);
@@ -142,16 +151,47 @@ mod tests {
         }
     }
 
+    /// A tag line too long to hold is still a tag line, wherever reading
+    /// stops: it begins a game, which comes whole or in pieces, with its
+    /// tag lines after it, and is read as one whose tags are not all known.
     #[test]
-    fn a_line_too_long_for_a_tag_line_is_so_wherever_reading_stops() {
+    fn a_tag_line_too_long_to_hold_is_a_tag_line_wherever_reading_stops() {
         for offset in [0, 300 << 10, 700 << 10] {
             let mut input = b"[Event \"a\"]\n\n1. e4 *\n".to_vec();
             input.resize(input.len() + offset, b' ');
             input.extend_from_slice(b"\n[Long \"");
             input.resize(input.len() + MAX_TAG_LINE, b'x');
-            input.extend_from_slice(b"\"]\n\n1. d4 *\n\n[Event \"b\"]\n\n*\n");
-            let games = split(&input);
-            assert_eq!(games.len(), 2, "offset {offset}");
+            input.extend_from_slice(b"\"]\n[Event \"long\"]\n\n1. d4 *\n\n[Event \"b\"]\n\n*\n");
+            for max_game_bytes in [64 << 10, 32 << 20] {
+                let mut reader = GameReader::new(&input[..]).max_game_bytes(max_game_bytes);
+                let mut games = Vec::new();
+                while let Some(batch) = reader.next_batch().unwrap() {
+                    for game in &batch.games {
+                        let events: Vec<String> = batch
+                            .tags_of(game)
+                            .iter()
+                            .map(|tag| String::from_utf8_lossy(batch.raw_value(tag)).into_owned())
+                            .collect();
+                        games.push((events, game.tags_incomplete));
+                    }
+                }
+                // The long game's first piece holds the tag lines read
+                // before it was cut, if any; never the long one.
+                let long = games.get(1).map(|(events, _)| events.clone());
+                assert!(
+                    long.as_ref().is_some_and(|events| events.len() <= 1),
+                    "{long:?}"
+                );
+                let expected = [
+                    (vec!["a".to_string()], false),
+                    (long.unwrap_or_default(), true),
+                    (vec!["b".to_string()], false),
+                ];
+                assert_eq!(
+                    games, expected,
+                    "offset {offset}, games up to {max_game_bytes}"
+                );
+            }
         }
     }
 
@@ -217,6 +257,71 @@ mod tests {
         // Nor is a repeated tag without a blank line.
         let input = b"[FEN \"x\"]\n[FEN \"y\"]\n\n1. e4 *\n";
         assert_eq!(split(input).len(), 1);
+    }
+
+    /// Comments within a tag section are part of it: a `;` line, a brace
+    /// comment before any blank line, a `;` or brace comment after the
+    /// tags of a line (python-chess reads the `;` example as one game).
+    #[test]
+    fn comments_in_a_tag_section_keep_it_one() {
+        for comment in [
+            "; exported by some GUI",
+            "  ; indented",
+            "{ a comment }",
+            "{ over\n[Event \"two\"]\n\nlines } ; and more",
+            "{a}{b} [Round \"1\"] ; more",
+        ] {
+            let input = format!(
+                "[Event \"X\"]\n[Variant \"Chess960\"]\n{comment}\n[FEN \"f\"]\n[SetUp \"1\"]\n\n1. e4 *\n"
+            );
+            let batch = GameReader::new(input.as_bytes())
+                .next_batch()
+                .unwrap()
+                .unwrap();
+            assert_eq!(batch.games.len(), 1, "{comment:?}");
+            let names: Vec<&[u8]> = batch.tags.iter().map(|tag| batch.name(tag)).collect();
+            assert!(names.ends_with(&[&b"FEN"[..], b"SetUp"]), "{comment:?}");
+        }
+        for after in [" ; c", " { c }", " {c} ; c"] {
+            let input = format!("[Event \"X\"]{after}\n[FEN \"f\"]\n\n1. e4 *\n");
+            assert_eq!(split(input.as_bytes()).len(), 1, "{after:?}");
+        }
+        // A `;` comment after the tags leaves the line a clean tag line:
+        // a tag added to the game goes after it.
+        let input = b"[Event \"X\"] ; c\n\n1. e4 *\n";
+        let batch = GameReader::new(&input[..]).next_batch().unwrap().unwrap();
+        assert_eq!(batch.games[0].insert_at, Some(16));
+        // After a blank line, a brace comment begins the movetext: a tag
+        // line after it begins the next game.
+        let input = b"[Event \"a\"]\n\n{ first comment }\n[Round \"b\"]\n\n*\n";
+        assert_eq!(split(input).len(), 2);
+        // But a `;` line does not.
+        let input = b"[Event \"a\"]\n\n; a comment\n[Round \"b\"]\n\n*\n";
+        assert_eq!(split(input).len(), 1);
+        // Nor do comments before the first tag section make a game.
+        let input = b"; a file comment\n{ and another }\n[Event \"a\"]\n\n*\n";
+        assert_eq!(split(input).len(), 1);
+    }
+
+    /// A UTF-8 byte-order mark at the start of a line (files that begin
+    /// with one, joined) is read as a blank before a tag pair or a line
+    /// end, whatever the read it falls in.
+    #[test]
+    fn a_byte_order_mark_starts_a_line_as_a_blank() {
+        let bom = "\u{feff}";
+        let input = format!(
+            "{bom}[Event \"A\"]\n\n1. e4 *\n{bom}[Event \"B\"]\n\n1. d4 *\n  {bom}{bom} [Event \"C\"]\n{bom}\n[Site \"c\"]\n\n*\n"
+        );
+        for batch_bytes in [1, 1 << 20] {
+            let games = split_with(input.as_bytes(), batch_bytes);
+            let firsts: Vec<u64> = games.iter().map(|(line, _)| *line).collect();
+            assert_eq!(firsts, [1, 4, 7]);
+            assert!(games[1].1.starts_with(bom));
+        }
+        // Before anything but a tag or a line end, it is text: no blank
+        // before the `%` of an escape line, which ends the tag section.
+        let input = format!("[Event \"A\"]\n{bom}% x\n[Site \"B\"]\n");
+        assert_eq!(split(input.as_bytes()).len(), 2);
     }
 
     /// A game's movetext starts right after its last tag pair, a `[Name]`
@@ -632,6 +737,31 @@ mod tests {
             read.get(),
             input.len()
         );
+    }
+
+    /// A game of 200,000 tags is one game in pieces, unread, wherever the
+    /// reads end in its tag lines (a read ending right on a tag line made
+    /// it two games, the second with the tags after the cut).
+    #[test]
+    fn a_game_of_too_many_tags_is_one_game_wherever_reads_end() {
+        for pad in 0..8 {
+            let mut input = format!("[Event \"{}\"]\n", "e".repeat(pad)).into_bytes();
+            for _ in 0..200_000 {
+                input.extend_from_slice(b"[T \"v\"]\n");
+            }
+            input.extend_from_slice(b"[FEN \"f\"]\n\n1. e4 *\n\n[Event \"next\"]\n\n*\n");
+            let mut reader = GameReader::new(&input[..]);
+            let mut heads = Vec::new();
+            while let Some(batch) = reader.next_batch().unwrap() {
+                heads.extend(
+                    batch
+                        .games
+                        .iter()
+                        .map(|game| (game.index, game.continued, game.tags_incomplete)),
+                );
+            }
+            assert_eq!(heads, [(1, true, true), (2, false, false)], "pad {pad}");
+        }
     }
 
     /// A game of more tags than any game has is handed out in pieces, so

@@ -177,9 +177,13 @@ impl<W: Window> GameReader<W> {
                 && self.window.at_read_boundary();
             // The scanner stops short of the buffer's end only to wait for
             // the rest of a line, at most a tag line away: read on rather
-            // than cut a few bytes at a time.
+            // than cut a few bytes at a time — unless it waits at the start
+            // of a line, where the game can be cut as well as anywhere (a
+            // tag section whose reads all end within its lines must not
+            // grow without bound).
             let scanned = self.scanner.scanned_to();
-            if oversized && scanned == buffered && scanned > complete {
+            let cuttable = scanned == buffered || self.scanner.waits_at_line_start();
+            if oversized && cuttable && scanned > complete {
                 return Ok(Some(self.cut(scanned, true)));
             }
             if let Err(err) = self.window.fill() {

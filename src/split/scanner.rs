@@ -14,7 +14,8 @@ use memchr::memchr2;
 
 use super::block::{Block, bits_between};
 use super::tag_line::{
-    LineEnd, MAX_TAG_LINE, find_line_end, line_end_at, parse_tag, plain_tag_line, tag_name_at,
+    BOM, LineEnd, MAX_TAG_LINE, find_line_end, line_end_at, only_blanks, parse_tag,
+    past_blanks_and_boms, plain_tag_line, tag_name_at,
 };
 use super::types::{Game, LineEnding, TagSpan};
 use crate::movetext;
@@ -29,8 +30,12 @@ enum Mode {
     LineStart,
     /// In movetext (or stray text), outside comments.
     Movetext,
-    /// Inside a `{ }` comment.
+    /// Inside a `{ }` comment (of the movetext, or of a tag section).
     Comment,
+    /// On a line of a tag section, after a comment: more tag pairs,
+    /// comments or the line end keep the tag section going; anything
+    /// else begins the movetext.
+    TagLineRest,
     /// Inside a `;` comment or a `%` escape line, up to the line end.
     RestOfLine,
     /// At a line end, which is consumed before the next line starts.
@@ -62,6 +67,9 @@ struct Current {
     last_line_ending: Option<LineEnding>,
     /// This "game" is the tail of an oversized game already handed out.
     continuation: bool,
+    /// A tag line too long to read was skipped (see
+    /// [`Game::tags_incomplete`]).
+    tags_incomplete: bool,
     /// The game began where a tag the game before already had came again
     /// after a blank line (archives of tags only).
     by_repeated_tag: bool,
@@ -88,6 +96,7 @@ impl Current {
             first_line_ending: None,
             last_line_ending: None,
             continuation: false,
+            tags_incomplete: false,
             by_repeated_tag: false,
             names: TagNames::default(),
         }
@@ -352,7 +361,7 @@ impl Scanner {
             if buf.len() < 3 && !eof {
                 return;
             }
-            if buf.starts_with(b"\xef\xbb\xbf") {
+            if buf.starts_with(BOM) {
                 self.pos = 3;
             }
             self.at_input_start = false;
@@ -407,23 +416,20 @@ impl Scanner {
                         }
                         _ => {
                             let (line, _) = self.line_of(buf, at);
-                            // Only blanks between the line start and `at`: look
-                            // back over blanks, never over the whole line.
-                            let at_line_start = line.is_some_and(|line| {
-                                let blanks = buf[line..at]
-                                    .iter()
-                                    .rev()
-                                    .take_while(|&&b| b == b' ' || b == b'\t')
-                                    .count();
-                                line + blanks == at
-                            });
+                            // Only blanks (and byte-order marks) between the
+                            // line start and `at`: look back over those, never
+                            // over the whole line.
+                            let at_line_start =
+                                line.is_some_and(|line| only_blanks(&buf[line..at]));
                             if at_line_start {
                                 match self.line_end(buf, at, eof) {
                                     LineEnd::NeedMore => {
                                         self.pos = at; // the whole line is needed
                                         return;
                                     }
-                                    LineEnd::At(_) if tag_name_at(buf, at).is_some() => {
+                                    LineEnd::At(_) | LineEnd::TooLong
+                                        if tag_name_at(buf, at).is_some() =>
+                                    {
                                         // A tag pair at the start of a line:
                                         // `line_start` begins the next game.
                                         self.pos = line.expect("checked above");
@@ -438,20 +444,20 @@ impl Scanner {
                                 continue;
                             }
                             let eol = match self.line_end(buf, at, eof) {
-                                LineEnd::At(eol) => eol,
+                                LineEnd::At(eol) => Some(eol),
                                 LineEnd::NeedMore => {
                                     self.pos = at;
                                     return;
                                 }
-                                LineEnd::TooLong => {
-                                    self.pos = at + 1;
-                                    continue;
-                                }
+                                LineEnd::TooLong => None,
                             };
                             if tag_name_at(buf, at).is_some() {
                                 self.end_game(at);
                                 self.current.section = Section::Tags { blank_line: false };
-                                self.tag_line(buf, at, at, eol);
+                                match eol {
+                                    Some(eol) => self.tag_line(buf, at, at, eol),
+                                    None => self.unread_tag_line(at),
+                                }
                             } else {
                                 self.pos = at + 1;
                             }
@@ -461,10 +467,19 @@ impl Scanner {
                 Mode::Comment => match self.find(buf, self.pos, Stop::CommentEnd) {
                     Some(close) => {
                         self.pos = close + 1;
-                        self.mode = Mode::Movetext;
+                        self.mode = if self.current.section == Section::Movetext {
+                            Mode::Movetext
+                        } else {
+                            Mode::TagLineRest
+                        };
                     }
                     None => self.pos = buf.len(),
                 },
+                Mode::TagLineRest => {
+                    if let LineStartStep::NeedMore = self.tag_line_rest(buf, eof) {
+                        return;
+                    }
+                }
                 Mode::RestOfLine => match memchr2(b'\n', b'\r', &buf[self.pos..]) {
                     Some(eol) => {
                         self.pos += eol;
@@ -507,16 +522,31 @@ impl Scanner {
             }
             return LineStartStep::NeedMore;
         }
+        if buf[at] == BOM[0] {
+            // A byte-order mark, where files that begin with one were
+            // joined, is read as a blank before a tag pair or a line end.
+            let after = past_blanks_and_boms(buf, at);
+            match buf.get(after) {
+                None if eof => {
+                    self.pos = after;
+                    return LineStartStep::Continue;
+                }
+                None if after - line >= MAX_TAG_LINE => return self.movetext_from(at),
+                None => return LineStartStep::NeedMore,
+                Some(b'[' | b'\n' | b'\r') => at = after,
+                Some(_) => {}
+            }
+        }
         match buf[at] {
             b'[' => {
                 let plain = plain_tag_line(buf, at, eof);
                 let (name, eol) = match &plain {
-                    Some(plain) => (plain.name.clone(), plain.eol),
+                    Some(plain) => (plain.name.clone(), Some(plain.eol)),
                     None => {
                         let eol = match self.line_end(buf, at, eof) {
-                            LineEnd::At(eol) => eol,
+                            LineEnd::At(eol) => Some(eol),
                             LineEnd::NeedMore => return LineStartStep::NeedMore,
-                            LineEnd::TooLong => return self.movetext_from(at),
+                            LineEnd::TooLong => None,
                         };
                         let Some(name) = tag_name_at(buf, at) else {
                             return self.movetext_from(at);
@@ -536,22 +566,42 @@ impl Scanner {
                         matches!(section_before, Section::Tags { blank_line: true });
                 }
                 self.current.section = Section::Tags { blank_line: false };
-                match plain {
-                    Some(plain) => {
+                match (plain, eol) {
+                    (Some(plain), _) => {
                         self.tags.push(TagSpan {
                             name: plain.name,
                             value: plain.value,
                             well_formed: true,
-                            end: eol,
+                            end: plain.eol,
                         });
-                        self.end_tag_line(buf, line, eol, eol);
+                        self.end_tag_line(buf, line, plain.eol, plain.eol);
                     }
-                    None => self.tag_line(buf, line, at, eol),
+                    (None, Some(eol)) => self.tag_line(buf, line, at, eol),
+                    (None, None) => self.unread_tag_line(at),
                 }
                 LineStartStep::Continue
             }
+            // A `%` escape line, in movetext or a tag section; in a tag
+            // section (or before the first), a `;` comment too, and a
+            // brace comment before any blank line after its tags: each is
+            // part of it. (A brace comment after the blank line begins the
+            // movetext, as a game's first comment does.)
             b'%' => {
                 self.mode = Mode::RestOfLine;
+                self.pos = at + 1;
+                LineStartStep::Continue
+            }
+            b';' if self.current.section != Section::Movetext => {
+                self.mode = Mode::RestOfLine;
+                self.pos = at + 1;
+                LineStartStep::Continue
+            }
+            b'{' if matches!(
+                self.current.section,
+                Section::Preamble | Section::Tags { blank_line: false }
+            ) =>
+            {
+                self.mode = Mode::Comment;
                 self.pos = at + 1;
                 LineStartStep::Continue
             }
@@ -570,6 +620,49 @@ impl Scanner {
             }
             _ => self.movetext_from(at),
         }
+    }
+
+    /// The rest of a line of a tag section after a comment on it: blanks,
+    /// then the line end, another comment or tag pairs keep the tag
+    /// section going; anything else begins the movetext.
+    fn tag_line_rest(&mut self, buf: &[u8], eof: bool) -> LineStartStep {
+        let mut at = self.pos;
+        while at < buf.len() && (buf[at] == b' ' || buf[at] == b'\t') {
+            at += 1;
+        }
+        self.pos = at;
+        let Some(&next) = buf.get(at) else {
+            return LineStartStep::Continue; // blanks to the buffer's end
+        };
+        match next {
+            b'\n' | b'\r' => self.mode = Mode::EndOfLine,
+            b';' => {
+                self.mode = Mode::RestOfLine;
+                self.pos = at + 1;
+            }
+            b'{' => {
+                self.mode = Mode::Comment;
+                self.pos = at + 1;
+            }
+            // The whole line is needed, the tag's name included.
+            b'[' => match self.line_end(buf, at, eof) {
+                LineEnd::NeedMore => return LineStartStep::NeedMore,
+                _ if tag_name_at(buf, at).is_none() => return self.movetext_from(at),
+                LineEnd::At(eol) => self.tag_line(buf, at, at, eol),
+                LineEnd::TooLong => self.unread_tag_line(at),
+            },
+            _ => return self.movetext_from(at),
+        }
+        LineStartStep::Continue
+    }
+
+    /// A tag line whose `[` is at `at`, too long to hold: it is skipped
+    /// whole, as part of the tag section, and the game is read as one
+    /// whose tags are not all known.
+    fn unread_tag_line(&mut self, at: usize) {
+        self.current.tags_incomplete = true;
+        self.mode = Mode::RestOfLine;
+        self.pos = at + 1;
     }
 
     fn movetext_from(&mut self, at: usize) -> LineStartStep {
@@ -634,7 +727,15 @@ impl Scanner {
             self.current.first_tag_line = Some(line);
             self.current.first_line_ending = Some(ending);
         }
-        if at < eol {
+        // A `;` comment after the tags runs to the line end: the line
+        // still holds only tags.
+        let at = if buf.get(at) == Some(&b';') { eol } else { at };
+        if at < eol && buf[at] == b'{' {
+            // A brace comment after the tags: the tag section goes on.
+            clean = false;
+            self.mode = Mode::Comment;
+            self.pos = at + 1;
+        } else if at < eol {
             // Moves (or other text) follow the tags on the same line.
             clean = false;
             self.current.section = Section::Movetext;
@@ -657,6 +758,8 @@ impl Scanner {
         let current = &self.current;
         if current.continuation {
             self.continuation_end = Some(at);
+            // Tags read in the tail of a game go out with no game.
+            self.tags.truncate(current.tags_from);
         } else {
             self.games.push(self.game_record(at, false, false));
         }
@@ -696,6 +799,9 @@ impl Scanner {
             continued,
             cut_off,
             at_end,
+            // A game cut in its tag section has tags in its other pieces.
+            tags_incomplete: current.tags_incomplete
+                || (continued && current.section != Section::Movetext),
         }
     }
 
@@ -716,6 +822,7 @@ impl Scanner {
         let current = &self.current;
         if current.continuation {
             self.continuation_end = Some(end);
+            self.tags.truncate(current.tags_from);
         } else if current.section == Section::Preamble {
             // Only white space: no game, just bytes.
             self.continuation_end = Some(end);
@@ -729,18 +836,21 @@ impl Scanner {
 
     /// The current game is handed out up to `at`; its rest is continuation.
     fn split_current(&mut self, at: usize) {
-        let tags_from = self.tags.len();
         if self.current.continuation || self.current.section == Section::Preamble {
             // No game has started: all bytes so far are bytes of no game
-            // (or of the oversized game handed out earlier).
+            // (or of the oversized game handed out earlier, whose tags
+            // read since go out with no game).
             self.continuation_end = Some(at);
-            let mut rest = Current::new(at, tags_from, self.current.section);
+            self.tags.truncate(self.current.tags_from);
+            let mut rest = Current::new(at, self.tags.len(), self.current.section);
             rest.continuation = self.current.continuation;
             self.current = rest;
             return;
         }
         self.games.push(self.game_record(at, true, false));
-        let mut rest = Current::new(at, tags_from, Section::Movetext);
+        // The rest goes on where the head stopped: in the tag section, a
+        // tag line there continues the game rather than begin another.
+        let mut rest = Current::new(at, self.tags.len(), self.current.section);
         rest.continuation = true;
         self.current = rest;
     }
@@ -754,6 +864,13 @@ impl Scanner {
     /// How many tag pairs the game being scanned has so far.
     pub(super) fn current_tags(&self) -> usize {
         self.tags.len() - self.current.tags_from
+    }
+
+    /// Whether the scanner stopped at the start of a line (waiting for the
+    /// rest of it, when short of the buffer's end): a place where reading
+    /// may resume as if afresh, in the same section of the same game.
+    pub(super) fn waits_at_line_start(&self) -> bool {
+        self.mode == Mode::LineStart
     }
 
     /// How far the bytes have been scanned: short of the buffer's end only

@@ -8,9 +8,52 @@ use memchr::memchr2;
 
 use super::types::TagSpan;
 
-/// A line starting with `[` longer than this is not read as a tag line,
-/// so that a hostile "tag" cannot make the splitter buffer without limit.
-pub(super) const MAX_TAG_LINE: usize = 4 << 20;
+/// A tag line longer than this (from its `[`) is not held to be read: it
+/// is skipped whole, and its game read as one whose tags are not all
+/// known, so that a hostile "tag" cannot make the splitter buffer without
+/// limit. As long as the longest game held whole (16 MiB by default).
+pub(super) const MAX_TAG_LINE: usize = 16 << 20;
+
+/// The UTF-8 byte-order mark, which a file may begin with: where such
+/// files were joined, it stands at the start of a line before a tag pair.
+pub(super) const BOM: &[u8; 3] = b"\xef\xbb\xbf";
+
+/// The first offset from `at` that holds neither a blank (space or tab) nor
+/// a byte of a [`BOM`]; `buf.len()` when the buffer ends first, a mark cut
+/// by its end included.
+pub(super) fn past_blanks_and_boms(buf: &[u8], mut at: usize) -> usize {
+    while at < buf.len() {
+        match buf[at] {
+            b' ' | b'\t' => at += 1,
+            b if b == BOM[0] => {
+                let rest = &buf[at..buf.len().min(at + BOM.len())];
+                if !BOM.starts_with(rest) {
+                    return at;
+                }
+                if rest.len() < BOM.len() {
+                    return buf.len();
+                }
+                at += BOM.len();
+            }
+            _ => return at,
+        }
+    }
+    at
+}
+
+/// Whether `bytes` are blanks (spaces and tabs) and whole [`BOM`]s only:
+/// what may stand between a line's start and a tag pair.
+pub(super) fn only_blanks(bytes: &[u8]) -> bool {
+    let mut rest = bytes;
+    while let Some(&last) = rest.last() {
+        rest = match last {
+            b' ' | b'\t' => &rest[..rest.len() - 1],
+            _ if rest.ends_with(BOM) => &rest[..rest.len() - BOM.len()],
+            _ => return false,
+        };
+    }
+    true
+}
 
 /// Where the line holding `at` ends, as far as the buffer can tell.
 pub(super) enum LineEnd {

@@ -73,6 +73,12 @@ pub struct Game {
     pub cut_off: bool,
     /// This is the last game of its input.
     pub at_end: bool,
+    /// The game's tag section was not read whole: it is handed out in
+    /// pieces within its tag section (more than 65,536 tag pairs, or more
+    /// than [`GameReader::max_game_bytes`](super::GameReader::max_game_bytes)
+    /// of it), or holds a tag line longer than 16 MiB, skipped unread. Its
+    /// tags are then not all known, nor is where it starts.
+    pub tags_incomplete: bool,
 }
 
 /// A run of whole games (plus, first, the tail of an oversized game) as

@@ -83,6 +83,8 @@ codes! {
         "The first illegal, ambiguous or unreadable move of the mainline.";
     Unterminated => "unterminated", Error,
         "A game cut off: the input ends inside a comment, variation or tag, or before the game's result; or a variation is still open when the next game's tags begin.";
+    TagSectionTooLong => "tag_section_too_long", Error,
+        "A tag section too long to read whole (more than 65,536 tag pairs or 16 MiB, or a tag line longer than 16 MiB): its tags are not all read, so where the game starts is unknown (it is unreadable), and nothing else of it is checked.";
     VariantMissing => "variant_missing", Warning,
         "A 960 start array other than 518 with no Variant tag naming Chess960.";
     VariantMismatch => "variant_mismatch", Warning,
@@ -106,7 +108,7 @@ codes! {
     MovesAfterResult => "moves_after_result", Warning,
         "Movetext after the game's result token (a game without tags, or stray text); it is not checked.";
     GameTooLong => "game_too_long", Warning,
-        "A game longer than 16 MiB (or with more than 65,536 tag pairs), read in pieces to bound memory: its moves are not replayed.";
+        "A game longer than 16 MiB, read in pieces to bound memory: its moves are not replayed.";
     VariantSpelling => "variant_spelling", Info,
         "A Chess960 Variant spelled in a way common readers reject (FRC, chess-960, 960, ...).";
 }

@@ -118,10 +118,7 @@ impl GameCheck<'_> {
     /// Each `Chess960Id` (`Chess960Fritz9Id`) must be the number of the
     /// game's start array. Not checked when the start is unknown.
     pub(super) fn check_ids(&mut self) {
-        if matches!(
-            self.reading.start,
-            Start::BadFen { .. } | Start::Conflict { .. }
-        ) {
+        if !self.reading.start.is_known() {
             return;
         }
         let array = self.start_array();

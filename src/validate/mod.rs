@@ -233,6 +233,16 @@ struct GameCheck<'a> {
 
 impl GameCheck<'_> {
     fn run(mut self, options: ValidateOptions) {
+        if self.reading.start == Start::TagsIncomplete {
+            self.report_at_tag(
+                None,
+                Code::TagSectionTooLong,
+                "the tag section is too long to read whole (over 65,536 tag pairs or 16 MiB, \
+                 or a tag line over 16 MiB): where the game starts is unknown"
+                    .to_string(),
+            );
+            return;
+        }
         self.check_tag_cut_off();
         self.check_setup_and_fen();
         if self.reading.start == Start::NotChess {

@@ -156,10 +156,7 @@ impl<'a> GameCheck<'a> {
 
     /// Replays the mainline, unless the start is unknown.
     pub(super) fn replay(&mut self, first_fen: Option<&FirstFen>, options: ValidateOptions) {
-        if matches!(
-            self.reading.start,
-            Start::BadFen { .. } | Start::Conflict { .. }
-        ) {
+        if !self.reading.start.is_known() {
             return;
         }
         if self.game.continued {
@@ -169,8 +166,7 @@ impl<'a> GameCheck<'a> {
                 self.report_at_tag(
                     None,
                     Code::GameTooLong,
-                    "the game is too long to hold in memory (over 16 MiB or 65,536 tag pairs): \
-                     its moves are not replayed"
+                    "the game is too long to hold in memory (over 16 MiB): its moves are not replayed"
                         .to_string(),
                 );
             }

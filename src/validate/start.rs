@@ -103,7 +103,11 @@ impl GameCheck<'_> {
                     self.check_start_fields(fen);
                 }
             }
-            Start::NoFen | Start::SetUp | Start::NotChess | Start::BadFen { .. } => {}
+            Start::NoFen
+            | Start::SetUp
+            | Start::NotChess
+            | Start::BadFen { .. }
+            | Start::TagsIncomplete => {}
         }
     }
 
