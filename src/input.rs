@@ -1,179 +1,27 @@
-//! Opening inputs: files or standard input, plain or compressed.
+//! Opening inputs: files or standard input, plain or compressed, and
+//! refusing what is no PGN text.
 //!
 //! Archives travel compressed (`.pgn.zst` dumps, `.gz` federation files),
 //! often under names that do not say so, so the format is recognised by
-//! its magic bytes, never by the file name. The same module writes a
-//! compressed output in the format an input came in, for `--in-place`.
+//! its magic bytes, never by the file name (see [`crate::compression`]).
+//!
+//! PGN is text: an input is refused, before any of it is read as games,
+//! when its first bytes (and, compressed, the first bytes it decodes to)
+//! are another kind of file's (an image, an archive, a tar file, an
+//! executable, ...), a UTF-16 or UTF-32 byte-order mark, or hold a NUL
+//! byte; a NUL byte further on ends the reading there
+//! ([`crate::pipeline::run_reader`] looks for one in every batch). Text in
+//! Latin-1 or any other 8-bit encoding is PGN. An input whose decoding
+//! fails in its first 64 KiB is refused too: nothing of it is read.
 
 use std::fmt;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// A compression format recognised by its magic bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Compression {
-    /// Plain bytes.
-    None,
-    /// gzip (`1f 8b`); concatenated members are read as one stream.
-    Gzip,
-    /// Zstandard (`28 b5 2f fd`); concatenated frames are read as one stream.
-    Zstd,
-    /// bzip2 (`BZh`); concatenated streams are read as one.
-    Bzip2,
-    /// xz (`fd 37 7a 58 5a 00`); concatenated streams are read as one.
-    Xz,
-}
-
-impl Compression {
-    /// Recognises a format from the first bytes of a stream (six suffice).
-    ///
-    /// ```
-    /// use pgn960::input::Compression;
-    ///
-    /// assert_eq!(Compression::sniff(b"\x28\xb5\x2f\xfd\x00"), Compression::Zstd);
-    /// assert_eq!(Compression::sniff(b"[Event \"x\"]"), Compression::None);
-    /// ```
-    pub fn sniff(head: &[u8]) -> Compression {
-        if head.starts_with(b"\x1f\x8b") {
-            Compression::Gzip
-        } else if head.starts_with(b"\x28\xb5\x2f\xfd") {
-            Compression::Zstd
-        } else if head.starts_with(b"BZh") && head.get(3).is_some_and(|b| (b'1'..=b'9').contains(b))
-        {
-            Compression::Bzip2
-        } else if head.starts_with(b"\xfd7zXZ\x00") {
-            Compression::Xz
-        } else {
-            Compression::None
-        }
-    }
-
-    /// The file-name extension of the format, without its dot: `gz`,
-    /// `zst`, `bz2`, `xz`; empty for plain bytes. For naming outputs:
-    /// inputs are recognised by their bytes, never by their names.
-    pub fn extension(self) -> &'static str {
-        match self {
-            Compression::None => "",
-            Compression::Gzip => "gz",
-            Compression::Zstd => "zst",
-            Compression::Bzip2 => "bz2",
-            Compression::Xz => "xz",
-        }
-    }
-
-    /// The compression a file name asks for by its extension: `.gz`,
-    /// `.zst`, `.bz2` or `.xz`, in any case; plain bytes for any other.
-    /// For naming outputs only: inputs are recognised by their bytes.
-    ///
-    /// ```
-    /// use pgn960::input::Compression;
-    /// use std::path::Path;
-    ///
-    /// assert_eq!(Compression::of_path(Path::new("some.pgn.ZST")), Compression::Zstd);
-    /// assert_eq!(Compression::of_path(Path::new("some.pgn")), Compression::None);
-    /// ```
-    pub fn of_path(path: &Path) -> Compression {
-        let extension = path.extension().and_then(|ext| ext.to_str()).unwrap_or("");
-        [
-            Compression::Gzip,
-            Compression::Zstd,
-            Compression::Bzip2,
-            Compression::Xz,
-        ]
-        .into_iter()
-        .find(|compression| compression.extension().eq_ignore_ascii_case(extension))
-        .unwrap_or(Compression::None)
-    }
-
-    /// Wraps `writer` so that what is written to it comes out in this format.
-    ///
-    /// # Errors
-    ///
-    /// Errors if the encoder cannot be set up.
-    pub fn encoder<'a, W: Write + 'a>(self, writer: W) -> io::Result<Encoder<'a, W>> {
-        Ok(match self {
-            Compression::None => Encoder::Plain(writer),
-            Compression::Gzip => Encoder::Gzip(flate2::write::GzEncoder::new(
-                writer,
-                flate2::Compression::default(),
-            )),
-            Compression::Zstd => Encoder::Zstd(zstd::stream::write::Encoder::new(writer, 3)?),
-            Compression::Bzip2 => Encoder::Bzip2(bzip2::write::BzEncoder::new(
-                writer,
-                bzip2::Compression::default(),
-            )),
-            Compression::Xz => Encoder::Xz(xz2::write::XzEncoder::new(writer, 6)),
-        })
-    }
-}
-
-impl fmt::Display for Compression {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Compression::None => "plain",
-            Compression::Gzip => "gzip",
-            Compression::Zstd => "zstd",
-            Compression::Bzip2 => "bzip2",
-            Compression::Xz => "xz",
-        })
-    }
-}
-
-/// A writer that compresses in one of the [`Compression`] formats.
-pub enum Encoder<'a, W: Write> {
-    /// No compression.
-    Plain(W),
-    /// gzip.
-    Gzip(flate2::write::GzEncoder<W>),
-    /// Zstandard.
-    Zstd(zstd::stream::write::Encoder<'a, W>),
-    /// bzip2.
-    Bzip2(bzip2::write::BzEncoder<W>),
-    /// xz.
-    Xz(xz2::write::XzEncoder<W>),
-}
-
-impl<W: Write> Encoder<'_, W> {
-    /// Writes the format's trailer and returns the inner writer.
-    ///
-    /// # Errors
-    ///
-    /// Any error of the inner writer.
-    pub fn finish(self) -> io::Result<W> {
-        match self {
-            Encoder::Plain(w) => Ok(w),
-            Encoder::Gzip(e) => e.finish(),
-            Encoder::Zstd(e) => e.finish(),
-            Encoder::Bzip2(e) => e.finish(),
-            Encoder::Xz(e) => e.finish(),
-        }
-    }
-}
-
-impl<W: Write> Write for Encoder<'_, W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Encoder::Plain(w) => w.write(buf),
-            Encoder::Gzip(e) => e.write(buf),
-            Encoder::Zstd(e) => e.write(buf),
-            Encoder::Bzip2(e) => e.write(buf),
-            Encoder::Xz(e) => e.write(buf),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Encoder::Plain(w) => w.flush(),
-            Encoder::Gzip(e) => e.flush(),
-            Encoder::Zstd(e) => e.flush(),
-            Encoder::Bzip2(e) => e.flush(),
-            Encoder::Xz(e) => e.flush(),
-        }
-    }
-}
+use crate::compression::Compression;
 
 /// Where an input comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -265,8 +113,9 @@ impl MmapChoice {
 /// # Errors
 ///
 /// A file that cannot be opened, is a directory, or cannot be read; a
-/// compressed stream whose decoder cannot be set up; a common binary
-/// format that is no PGN (an image, a ZIP archive, ...).
+/// compressed stream whose decoder cannot be set up or that fails before
+/// it decodes a byte; bytes that are no PGN text (see the module's
+/// documentation), one line saying what they are: `not PGN: a PNG image`.
 ///
 /// # Example
 ///
@@ -280,27 +129,35 @@ impl MmapChoice {
 /// # Ok::<_, std::io::Error>(())
 /// ```
 pub fn open(source: &Source, mmap: MmapChoice) -> io::Result<Opened> {
+    match source {
+        Source::Stdin => opened_stream(Box::new(io::stdin()), None, Arc::default()),
+        Source::Path(path) => open_file(File::open(path)?, mmap),
+    }
+}
+
+/// As [`open`], for a file already open (for example one its caller has
+/// locked): read from its current position, which a map ignores (it maps
+/// the whole file).
+///
+/// # Errors
+///
+/// As [`open`].
+pub fn open_file(file: File, mmap: MmapChoice) -> io::Result<Opened> {
     let raw_read = Arc::new(AtomicU64::new(0));
-    let (raw, raw_len): (Box<dyn Read + Send>, Option<u64>) = match source {
-        Source::Stdin => (Box::new(io::stdin()), None),
-        Source::Path(path) => {
-            let file = File::open(path)?;
-            let meta = file.metadata()?;
-            if meta.is_dir() {
-                return Err(io::Error::new(
-                    io::ErrorKind::IsADirectory,
-                    "is a directory",
-                ));
-            }
-            if mmap.allowed
-                && let Some(mapped) = Mapped::new(&file, &meta, Arc::clone(&raw_read))
-            {
-                return opened_mapped(mapped, raw_read);
-            }
-            (Box::new(file), Some(meta.len()))
-        }
-    };
-    opened_stream(raw, raw_len, raw_read)
+    let meta = file.metadata()?;
+    if meta.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "is a directory",
+        ));
+    }
+    if mmap.allowed
+        && let Some(mapped) = Mapped::new(&file, &meta, Arc::clone(&raw_read))
+    {
+        return opened_mapped(mapped, raw_read);
+    }
+    let raw_len = meta.is_file().then_some(meta.len());
+    opened_stream(Box::new(file), raw_len, raw_read)
 }
 
 /// Opens a stream that is neither a file nor standard input (bytes held
@@ -313,7 +170,8 @@ pub fn open(source: &Source, mmap: MmapChoice) -> io::Result<Opened> {
 ///
 /// ```
 /// use std::io::Read;
-/// use pgn960::input::{Compression, open_stream};
+/// use pgn960::compression::Compression;
+/// use pgn960::input::open_stream;
 ///
 /// let packed = zstd::encode_all(&b"[Event \"A\"]\n\n*\n"[..], 3)?;
 /// let mut opened = open_stream(Box::new(std::io::Cursor::new(packed)))?;
@@ -328,7 +186,8 @@ pub fn open_stream(stream: Box<dyn Read + Send>) -> io::Result<Opened> {
 }
 
 /// A stream: its first bytes read to tell its compression, then put back
-/// in front of the rest.
+/// in front of the rest; the first bytes it decodes to read ahead to be
+/// checked, then handed out before the rest.
 fn opened_stream(
     raw: Box<dyn Read + Send>,
     raw_len: Option<u64>,
@@ -348,16 +207,18 @@ fn opened_stream(
             Err(err) => return Err(err),
         }
     }
-    let compression = sniff_pgn(&head[..got])?;
+    let compression = Compression::sniff(&head[..got]);
     // Plain bytes are read in large chunks by the caller: a buffer here
     // would only add a copy. Decoders want a buffered source.
     let stitched = io::Cursor::new(head[..got].to_vec()).chain(counting);
-    let reader = match compression {
+    let decoded = match compression {
         Compression::None => Box::new(stitched),
         _ => decoder(compression, BufReader::with_capacity(1 << 16, stitched))?,
     };
+    let head = Head::read(decoded, compression)?;
+    check_head(&head.bytes, compression)?;
     Ok(Opened {
-        reader: Reader::Stream(reader),
+        reader: Reader::Stream(Box::new(head)),
         compression,
         raw_len,
         raw_read,
@@ -368,10 +229,17 @@ fn opened_stream(
 /// ones decoded from it.
 fn opened_mapped(mapped: Mapped, raw_read: Arc<AtomicU64>) -> io::Result<Opened> {
     let raw_len = Some(mapped.map.len() as u64);
-    let compression = sniff_pgn(&mapped.map[..mapped.map.len().min(6)])?;
+    let compression = Compression::sniff(&mapped.map[..mapped.map.len().min(6)]);
     let reader = match compression {
-        Compression::None => Reader::Mapped(mapped),
-        _ => Reader::Stream(decoder(compression, mapped)?),
+        Compression::None => {
+            check_head(&mapped.map[..mapped.map.len().min(HEAD_BYTES)], compression)?;
+            Reader::Mapped(mapped)
+        }
+        _ => {
+            let head = Head::read(decoder(compression, mapped)?, compression)?;
+            check_head(&head.bytes, compression)?;
+            Reader::Stream(Box::new(head))
+        }
     };
     Ok(Opened {
         reader,
@@ -381,19 +249,119 @@ fn opened_mapped(mapped: Mapped, raw_read: Arc<AtomicU64>) -> io::Result<Opened>
     })
 }
 
-/// The compression of a stream starting with `head`, refusing common
-/// binary formats that are no PGN.
-fn sniff_pgn(head: &[u8]) -> io::Result<Compression> {
-    let compression = Compression::sniff(head);
-    if compression == Compression::None
-        && let Some(kind) = binary_kind(head)
-    {
-        return Err(io::Error::new(
+/// Bytes at the start of an input checked before any is read as PGN: of
+/// a mapped file, and of what a compressed stream decodes to. A stream
+/// that cannot be decoded this far is refused whole: nothing of it is read
+/// (a damaged compressed file this small holds no more than a few games).
+const HEAD_BYTES: usize = 64 << 10;
+/// Of a plain stream (a pipe, a terminal), whose writer may pause: what
+/// its first reads give, at least this much (a tar header's magic is at
+/// byte 257) and at most [`HEAD_BYTES`].
+const HEAD_MIN: usize = 512;
+
+/// The first bytes a stream decodes to, read ahead to be checked, then
+/// handed out before the rest.
+struct Head {
+    bytes: Vec<u8>,
+    at: usize,
+    rest: Box<dyn Read + Send>,
+}
+
+impl Head {
+    /// Reads [`HEAD_BYTES`] of a compressed stream, [`HEAD_MIN`] or more
+    /// of a plain one, or up to the end.
+    fn read(mut rest: Box<dyn Read + Send>, compression: Compression) -> io::Result<Head> {
+        let mut bytes = vec![0; HEAD_BYTES];
+        let want = match compression {
+            Compression::None => HEAD_MIN,
+            _ => HEAD_BYTES,
+        };
+        let mut got = 0;
+        while got < want {
+            match rest.read(&mut bytes[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                Err(err) if compression != Compression::None => {
+                    return Err(io::Error::new(
+                        err.kind(),
+                        format!("cannot decompress it as {compression}: {err}"),
+                    ));
+                }
+                Err(err) => return Err(err),
+            }
+        }
+        bytes.truncate(got);
+        Ok(Head { bytes, at: 0, rest })
+    }
+}
+
+impl Read for Head {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.at < self.bytes.len() {
+            let n = (&self.bytes[self.at..]).read(buf)?;
+            self.at += n;
+            if self.at == self.bytes.len() {
+                self.bytes = Vec::new(); // read: its memory goes
+                self.at = 0;
+            }
+            return Ok(n);
+        }
+        self.rest.read(buf)
+    }
+}
+
+/// Refuses the first bytes an input gives (decoded from `compression`)
+/// when they are no PGN text: another kind of file, compressed data
+/// inside compressed data, a UTF-16 or UTF-32 byte-order mark, a NUL.
+fn check_head(head: &[u8], compression: Compression) -> io::Result<()> {
+    let not_pgn = |what: String| {
+        Err(io::Error::new(
             io::ErrorKind::InvalidData,
-            format!("not PGN: {kind}"),
+            format!("not PGN: {what}"),
+        ))
+    };
+    let inner = Compression::sniff(head);
+    if compression != Compression::None && inner != Compression::None {
+        return not_pgn(format!(
+            "{inner} data inside the {compression} data (decompress it twice)"
         ));
     }
-    Ok(compression)
+    if let Some(encoding) = wide_text(head) {
+        return not_pgn(format!(
+            "text in {encoding} (convert it to UTF-8 first, e.g. with `iconv -f {encoding} -t UTF-8`)"
+        ));
+    }
+    if let Some(kind) = binary_kind(head) {
+        return not_pgn(kind.to_string());
+    }
+    match memchr::memchr(0, head) {
+        Some(at) => Err(nul_byte_at(at as u64)),
+        None => Ok(()),
+    }
+}
+
+/// The error of a NUL byte at `offset` (in the decoded input): no PGN text
+/// holds one.
+pub(crate) fn nul_byte_at(offset: u64) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("not PGN: a NUL byte at byte {offset} (binary data, or text in UTF-16 or UTF-32)"),
+    )
+}
+
+/// The encoding a byte-order mark names, for those that are no 8-bit text.
+fn wide_text(head: &[u8]) -> Option<&'static str> {
+    const MARKS: [(&[u8], &str); 4] = [
+        (b"\xff\xfe\x00\x00", "UTF-32LE"),
+        (b"\x00\x00\xfe\xff", "UTF-32BE"),
+        (b"\xff\xfe", "UTF-16LE"),
+        (b"\xfe\xff", "UTF-16BE"),
+    ];
+    MARKS
+        .iter()
+        .find(|(mark, _)| head.starts_with(mark))
+        .map(|&(_, encoding)| encoding)
 }
 
 /// A decoder of `compression` over a buffered source.
@@ -525,17 +493,30 @@ impl BufRead for Mapped {
 }
 
 /// Names common binary formats that people pass by mistake (no PGN starts
-/// with these bytes).
+/// with these bytes); most hold NUL bytes too, but a name helps more.
 fn binary_kind(head: &[u8]) -> Option<&'static str> {
-    const KINDS: [(&[u8], &str); 7] = [
+    const KINDS: [(&[u8], &str); 16] = [
         (b"\xff\xd8\xff", "a JPEG image"),
         (b"\x89PNG", "a PNG image"),
         (b"GIF8", "a GIF image"),
+        (b"RIFF", "a RIFF file (WebP image, WAV or AVI)"),
+        (b"II*\x00", "a TIFF image"),
+        (b"MM\x00*", "a TIFF image"),
         (b"%PDF", "a PDF document"),
         (b"PK\x03\x04", "a ZIP archive (unzip it first)"),
-        (b"\x7fELF", "an executable"),
         (b"7z\xbc\xaf", "a 7-Zip archive (extract it first)"),
+        (b"Rar!\x1a\x07", "a RAR archive (extract it first)"),
+        (b"\x04\x22\x4d\x18", "an LZ4 archive (decompress it first)"),
+        (b"\x7fELF", "an executable"),
+        (b"\xcf\xfa\xed\xfe", "an executable"),
+        (b"\xca\xfe\xba\xbe", "an executable"),
+        (b"SQLite format 3\x00", "an SQLite database"),
+        (b"PAR1", "a Parquet file"),
     ];
+    // A tar header holds a file name first; its magic is at byte 257.
+    if head.get(257..262) == Some(b"ustar") {
+        return Some("a tar archive (extract it first)");
+    }
     KINDS
         .iter()
         .find(|(magic, _)| head.starts_with(magic))
@@ -558,6 +539,8 @@ impl Read for CountingReader {
 
 #[cfg(test)]
 mod tests {
+    use std::io::Write;
+
     use super::*;
 
     fn roundtrip(compression: Compression) {

@@ -6,7 +6,8 @@
 //!   (Scharnagl 0–959 and Fritz9 1–960), and recognising start arrays
 //!   (including Double FRC) in FENs; [`draw`] turns die throws or coin
 //!   flips, made by hand, into one of them.
-//! - The archive engine: [`input`] opens plain or compressed streams,
+//! - The archive engine: [`input`] opens plain or compressed streams
+//!   ([`compression`] knows the formats, and how to write them),
 //!   [`split`] cuts them byte-exactly into games, [`game`] reads each
 //!   game's start from its tags, [`pipeline`] runs per-game work in parallel
 //!   with ordered results, [`tag`] turns the answers into byte edits,
@@ -39,6 +40,7 @@ macro_rules! add_fields {
     };
 }
 
+pub mod compression;
 pub mod draw;
 pub mod export;
 pub mod filter;

@@ -591,3 +591,30 @@ fn summary_parses_both_wordings() {
     let summary = Summary::parse(stderr);
     assert_eq!((summary.games, summary.tagged, summary.added), (1, 1, 1));
 }
+
+/// What one stream holds when the commands that write inputs one after
+/// another (`tag`, `fix`, `filter`) write `parts`: each part as it is, and
+/// between a part whose last line has no line ending and the next, a line
+/// ending and an empty line in that part's style (its last `\r\n`, `\n`
+/// or lone `\r`; `\n` when it has none), as between games. The rule,
+/// written apart from the code under test.
+pub fn joined(parts: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0
+            && !out.is_empty()
+            && !part.is_empty()
+            && !matches!(out.last(), Some(b'\n' | b'\r'))
+        {
+            let ending: &[u8] = match out.iter().rposition(|&b| b == b'\n' || b == b'\r') {
+                Some(at) if out[at] == b'\n' && at > 0 && out[at - 1] == b'\r' => b"\r\n",
+                Some(at) if out[at] == b'\r' => b"\r",
+                _ => b"\n",
+            };
+            out.extend_from_slice(ending);
+            out.extend_from_slice(ending);
+        }
+        out.extend_from_slice(part);
+    }
+    out
+}

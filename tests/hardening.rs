@@ -43,7 +43,7 @@ use pgn960::tag::{TagCounts, TagOptions, apply, tag_batch};
 use pgn960::validate::{ValidateOptions, validate_batch};
 
 use crate::common::{
-    bytes_diff, corpus, corpus_or_skip, has_dev_full, one_move_games, pgn960,
+    bytes_diff, corpus, corpus_or_skip, has_dev_full, joined, one_move_games, pgn960,
     pgn960_with_stdin_held_open, read_pgn, sample_file, sample_files, say_skipped, short_name,
     strip_id_lines,
 };
@@ -1484,7 +1484,8 @@ fn damaged_archives_through_the_binary() {
     args.extend(files.iter().map(|(_, p, _)| p.to_str().expect("UTF-8")));
     let run = run_limited(&args, b"", MUTANT_LIMIT);
     assert_eq!(run.code(), 0, "{}", run.stderr);
-    let all: Vec<u8> = files.iter().flat_map(|(_, _, d)| d.clone()).collect();
+    let parts: Vec<Vec<u8>> = files.iter().map(|(_, _, d)| d.clone()).collect();
+    let all = joined(&parts);
     assert!(bytes_diff(&strip_id_lines(&run.stdout), &strip_id_lines(&all)).is_none());
     let piped = run_limited(&["tag", "-q"], &files[0].2, MUTANT_LIMIT);
     assert_eq!(piped.code(), 0, "{}", piped.stderr);
@@ -1938,6 +1939,10 @@ fn permission_denied_is_one_line_and_exit_2() {
     // --in-place in a directory that cannot be written to: the original is
     // intact, and nothing is left behind.
     let inside_str = inside.to_str().expect("UTF-8");
+    // The file itself may be written (a read-only file is refused before
+    // this): the folder is what stops it.
+    let mode = fs::metadata(&inside).expect("metadata").permissions();
+    fs::set_permissions(&inside, fs::Permissions::from_mode(0o666)).expect("chmod");
     let Some(run) = as_user(&["tag", "-q", "--in-place", inside_str]) else {
         return;
     };
@@ -1949,6 +1954,7 @@ fn permission_denied_is_one_line_and_exit_2() {
     );
     assert!(fs::read(&inside).expect("readable") == sample());
     assert_eq!(fs::read_dir(&read_only_dir).expect("lists").count(), 1);
+    fs::set_permissions(&inside, mode).expect("chmod");
     eprintln!(
         "permission tests ran {} (last run {:.1?})",
         if is_root() {
@@ -1995,6 +2001,166 @@ fn files_that_are_not_pgn_are_refused_with_their_kind() {
     let run = pgn960(&["tag", "-q", "--in-place", jpeg_str], None);
     assert_eq!(run.code, 2);
     assert!(fs::read(&jpeg).expect("readable") == before);
+}
+
+/// A tar header, as `tar` writes one: the file's name, mode, sizes in
+/// octal, and the `ustar` magic at byte 257; then the file, padded.
+fn tarball(name: &str, contents: &[u8]) -> Vec<u8> {
+    let mut header = [0u8; 512];
+    header[..name.len()].copy_from_slice(name.as_bytes());
+    header[100..108].copy_from_slice(b"0000644\0");
+    header[108..116].copy_from_slice(b"0000000\0");
+    header[116..124].copy_from_slice(b"0000000\0");
+    header[124..136].copy_from_slice(format!("{:011o}\0", contents.len()).as_bytes());
+    header[136..148].copy_from_slice(b"00000000000\0");
+    header[156] = b'0';
+    header[257..263].copy_from_slice(b"ustar\0");
+    header[263..265].copy_from_slice(b"00");
+    header[148..156].copy_from_slice(b"        ");
+    let sum: u32 = header.iter().map(|&b| u32::from(b)).sum();
+    header[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+    let mut tar = header.to_vec();
+    tar.extend_from_slice(contents);
+    tar.resize(tar.len().div_ceil(512) * 512 + 1024, 0);
+    tar
+}
+
+fn gzipped(bytes: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(bytes).expect("in memory");
+    e.finish().expect("in memory")
+}
+
+/// Files that are no PGN text, plain or compressed, are refused by every
+/// command with one line saying what they are, before any of their bytes
+/// is read as games: a tarball (the sample inside), UTF-16 and UTF-32
+/// text, random bytes, a gzipped PNG, PGN compressed twice. `--in-place`
+/// leaves them byte for byte. Latin-1 text is PGN.
+#[test]
+fn text_that_is_not_pgn_is_refused_and_never_rewritten() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let text = String::from_utf8(sample()).expect("UTF-8");
+    let utf16le: Vec<u8> = [0xff, 0xfe]
+        .into_iter()
+        .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    let utf16be: Vec<u8> = [0xfe, 0xff]
+        .into_iter()
+        .chain(text.encode_utf16().flat_map(u16::to_be_bytes))
+        .collect();
+    let bare16: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let utf32le: Vec<u8> = [0xff, 0xfe, 0, 0]
+        .into_iter()
+        .chain(text.chars().flat_map(|c| (c as u32).to_le_bytes()))
+        .collect();
+    let mut random = vec![0u8; 1 << 20];
+    Rng::new(seed_of("random bytes")).fill(&mut random);
+    let mut png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR".to_vec();
+    png.extend_from_slice(&random[..300]);
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "t.tgz",
+            gzipped(&tarball("sample.pgn", &sample())),
+            "a tar archive",
+        ),
+        ("t.tar", tarball("sample.pgn", &sample()), "a tar archive"),
+        ("utf16le.pgn", utf16le, "text in UTF-16LE"),
+        ("utf16be.pgn", utf16be, "text in UTF-16BE"),
+        ("bare16.pgn", bare16, "a NUL byte at byte 1 "),
+        ("utf32le.pgn", utf32le, "text in UTF-32LE"),
+        ("random.pgn", random.clone(), "a NUL byte"),
+        ("png.pgn.gz", gzipped(&png), "a PNG image"),
+        (
+            "twice.pgn.gz.zst",
+            zstd::stream::encode_all(&gzipped(&sample())[..], 3).expect("in memory"),
+            "gzip data inside the zstd data",
+        ),
+    ];
+    for (name, bytes, what) in &cases {
+        let file = dir.path().join(name);
+        fs::write(&file, bytes).expect("writable");
+        let path = file.to_str().expect("UTF-8");
+        for command in ["tag", "fix", "filter", "stats", "validate", "games"] {
+            let run = pgn960(&[command, path], None);
+            assert_eq!(run.code, 2, "{command} {name}: {}", run.stderr);
+            assert_one_error_line(&run.stderr, &[path, "not PGN: ", what], command);
+            assert!(run.stdout.is_empty(), "{command} {name} wrote to stdout");
+        }
+        for command in ["tag", "fix"] {
+            let run = pgn960(&[command, "--in-place", path], None);
+            assert_eq!(run.code, 2, "{command} --in-place {name}: {}", run.stderr);
+            assert_one_error_line(&run.stderr, &[path, "left as it was", what], command);
+            assert!(
+                &fs::read(&file).expect("readable") == bytes,
+                "{name} changed"
+            );
+        }
+    }
+    // Latin-1 (and any 8-bit text) is PGN, and stays byte for byte.
+    let latin1 = b"[Event \"M\xfcller Open\"]\n[White \"M\xfcller\"]\n[Variant \"Chess960\"]\n\
+                   [FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1\"]\n\n1. e4 *\n";
+    let run = pgn960(&["tag", "-q"], Some(latin1));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(strip_id_lines(&run.stdout), latin1.to_vec());
+}
+
+/// A NUL byte deep in an input (past the first bytes, in a later batch)
+/// ends the input before the game that holds it, whatever the thread
+/// count: the games before are read, exit 2 with one line giving the
+/// byte; `--in-place` leaves the file as it was. Plain (mapped), from
+/// standard input, and zstd.
+#[test]
+fn a_nul_byte_deep_in_an_input_ends_it_before_its_game() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let copies = sample().repeat(2000); // 4.5 MB: several batches
+    let at = copies.len() * 2 / 3;
+    // The game that holds byte `at` begins at the last `[Event` before it.
+    let game_start = copies[..at]
+        .windows(7)
+        .rposition(|w| w == b"[Event ")
+        .expect("a game before");
+    let mut input = copies.clone();
+    input[at] = 0;
+    let before = &copies[..game_start];
+    let plain = dir.path().join("nul.pgn");
+    fs::write(&plain, &input).expect("writable");
+    let packed = dir.path().join("nul.pgn.zst");
+    fs::write(
+        &packed,
+        zstd::stream::encode_all(&input[..], 3).expect("zstd"),
+    )
+    .expect("writable");
+    let expected_tag = pgn960(&["tag", "-q"], Some(before)).ok("tag the games before");
+    let expected_stats = pgn960(&["stats", "-q"], Some(before)).ok("stats of the games before");
+    let message = format!("not PGN: a NUL byte at byte {at} ");
+    for file in [&plain, &packed] {
+        let path = file.to_str().expect("UTF-8");
+        for threads in ["1", "2"] {
+            let run = pgn960(&["tag", "-q", "--threads", threads, path], None);
+            assert_eq!(run.code, 2, "{path} {threads}: {}", run.stderr);
+            assert_one_error_line(&run.stderr, &[path, &message], path);
+            assert!(
+                run.stdout == expected_tag,
+                "tag {path}, {threads} threads: the games before"
+            );
+            let run = pgn960(&["stats", "-q", "--threads", threads, path], None);
+            assert_eq!(run.code, 2, "{}", run.stderr);
+            assert_eq!(
+                run.stdout, expected_stats,
+                "stats {path}, {threads} threads"
+            );
+        }
+        let bytes = fs::read(file).expect("readable");
+        for command in ["tag", "fix"] {
+            let run = pgn960(&[command, "-q", "--in-place", path], None);
+            assert_eq!(run.code, 2, "{}", run.stderr);
+            assert!(run.stderr.contains(&message), "{}", run.stderr);
+            assert!(fs::read(file).expect("readable") == bytes, "{path} changed");
+        }
+    }
+    let run = pgn960(&["tag", "-q"], Some(&input));
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stdout == expected_tag, "tag from standard input");
 }
 
 /// `-o /dev/full`: an error, exit 2, and the input untouched.
@@ -2493,7 +2659,8 @@ const PEAK_LIMIT_KIB: u64 = 64 << 10;
 enum Hostile {
     /// `[Event "x"]`, a blank line, `1. e4 {` and a comment that never ends.
     EndlessComment,
-    /// Random bytes.
+    /// Random bytes, none of them NUL (a NUL byte is refused at once: no
+    /// PGN holds one).
     RandomBytes,
     /// One tag section that never ends: `[a]` lines, no blank line.
     EndlessTagSection,
@@ -2512,7 +2679,12 @@ impl Hostile {
     fn fill(self, rng: &mut Rng, offset: u64, chunk: &mut [u8]) {
         match self {
             Hostile::EndlessComment => chunk.fill(b'x'),
-            Hostile::RandomBytes => rng.fill(chunk),
+            Hostile::RandomBytes => {
+                rng.fill(chunk);
+                for byte in chunk.iter_mut().filter(|b| **b == 0) {
+                    *byte = 1;
+                }
+            }
             Hostile::EndlessTagSection => repeat(b"[a]\n", offset, chunk),
             Hostile::EndlessBlankLine => chunk.fill(b' '),
             Hostile::GamesInAnEndlessComment => {

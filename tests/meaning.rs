@@ -308,8 +308,9 @@ fn the_readme_lists_every_spelling_read_as_chess960() {
     );
 }
 
-/// A file `--in-place` cannot replace is named, not its temporary file,
-/// and its ids are not counted as added.
+/// A file `--in-place` cannot replace (with `--force`, as its immutable
+/// flag makes it read-only) is named, not its temporary file, and its ids
+/// are not counted as added.
 #[test]
 fn in_place_on_a_file_that_cannot_be_replaced_names_the_file() {
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -330,10 +331,14 @@ fn in_place_on_a_file_that_cannot_be_replaced_names_the_file() {
         );
         return;
     }
-    let run = pgn960(&["tag", "--in-place", &file], None);
+    // Without --force it is refused before it is read: no write permission.
+    let refused = pgn960(&["tag", "--in-place", &file], None);
+    let run = pgn960(&["tag", "--in-place", "--force", &file], None);
     let _ = std::process::Command::new("chattr")
         .args(["-i", &file])
         .status();
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(refused.stderr.contains("read-only"), "{}", refused.stderr);
     assert_eq!(run.code, 2, "{}", run.stderr);
     let first = run.stderr.lines().next().expect("an error line");
     assert!(
@@ -447,4 +452,125 @@ fn hard_boundaries_leave_one_game_one_game_in_every_command() {
             .collect();
         assert!(run.stdout == others.as_bytes(), "{how}: filter --invert");
     }
+}
+
+/// A start recorded only as a number (`Chess960Id`) or a back rank in
+/// `Opening` (CCRL's `[Opening "NBRKQRBN"]`), with no `FEN`, is unknown in
+/// every command: `tag` keeps the record, `stats` and `filter --position`
+/// leave the game out, `validate` reports `fen_missing`, and `fix` adds
+/// the FEN of the recorded start. The FENs are python-chess's
+/// (`chess.Board.from_chess960_pos(431)`, `(348)`), not this crate's.
+#[test]
+fn a_start_recorded_without_a_fen_is_unknown_in_every_command() {
+    const FEN_431: &str = "rnqnkrbb/pppppppp/8/8/8/8/PPPPPPPP/RNQNKRBB w KQkq - 0 1";
+    const FEN_348: &str = "nbrkqrbn/pppppppp/8/8/8/8/PPPPPPPP/NBRKQRBN w KQkq - 0 1";
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let pgn = "[Event \"TCEC\"]\n[Variant \"Chess960\"]\n[Chess960Id \"431\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n\n\
+               [Event \"CCRL\"]\n[Variant \"Chess960\"]\n[Opening \"NBRKQRBN\"]\n[Result \"0-1\"]\n\n1. e4 e5 0-1\n\n\
+               [Event \"No variant\"]\n[Chess960Id \"431\"]\n[Result \"1/2-1/2\"]\n\n1. e4 e5 1/2-1/2\n\n\
+               [Event \"On 518\"]\n[Variant \"Chess960\"]\n[Chess960Id \"518\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n";
+    let file = write(dir.path(), "recorded.pgn", pgn.as_bytes());
+
+    // tag: the records stay as they are; the three games are unreadable.
+    let tag = pgn960(&["tag", &file], None);
+    assert_eq!(tag.code, 0, "{}", tag.stderr);
+    assert_eq!(
+        String::from_utf8_lossy(&tag.stdout),
+        pgn,
+        "tag keeps every recorded id"
+    );
+    let (first, _) = summary(&tag.stderr, "tag");
+    assert!(
+        first.ends_with("1 chess960, 0 standard, 0 dfrc, 0 other, 3 unreadable"),
+        "{first}"
+    );
+
+    // stats: only the game on 518 is counted, under 518.
+    let stats = pgn960(&["stats", "-q", &file], None);
+    assert_eq!(stats.code, 0, "{}", stats.stderr);
+    let csv = String::from_utf8(stats.stdout).expect("UTF-8");
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(rows.len(), 1, "{csv}");
+    assert!(rows[0].starts_with("518,"), "{csv}");
+    let games = rows[0].split(',').nth(3).expect("a games column");
+    assert_eq!(games, "1", "{csv}");
+
+    // filter --position: neither 518 nor the recorded number selects them.
+    for (spec, expected) in [("518", 1), ("431", 0), ("348", 0)] {
+        let run = pgn960(&["filter", "-q", "--position", spec, &file], None);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let text = String::from_utf8_lossy(&run.stdout).into_owned();
+        assert_eq!(text.matches("[Event ").count(), expected, "{spec}: {text}");
+    }
+    let run = pgn960(&["filter", "-q", "--kind", "unreadable", &file], None);
+    assert_eq!(
+        String::from_utf8_lossy(&run.stdout)
+            .matches("[Event ")
+            .count(),
+        3
+    );
+
+    // validate: fen_missing on the line of each record, nothing else.
+    let validate = pgn960(&["validate", "-q", &file], None);
+    assert_eq!(validate.code, 1, "{}", validate.stderr);
+    let report = String::from_utf8(validate.stdout).expect("UTF-8");
+    let found: Vec<(&str, &str, &str)> = report
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let mut fields = line.split(',');
+            let _file = fields.next();
+            let game = fields.next().expect("game");
+            let line = fields.next().expect("line");
+            let _severity = fields.next();
+            (game, line, fields.next().expect("code"))
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("1", "3", "fen_missing"),
+            ("2", "10", "fen_missing"),
+            ("3", "16", "fen_missing")
+        ],
+        "{report}"
+    );
+
+    // fix: the FEN of the recorded start, each repair named fen_missing.
+    let report = dir.path().join("repairs.csv");
+    let fix = pgn960(
+        &[
+            "fix",
+            "-q",
+            &file,
+            "--report",
+            report.to_str().expect("UTF-8"),
+        ],
+        None,
+    );
+    assert_eq!(fix.code, 0, "{}", fix.stderr);
+    let fixed = String::from_utf8(fix.stdout).expect("UTF-8");
+    let games: Vec<&str> = fixed.split("[Event ").skip(1).collect();
+    assert!(
+        games[0].contains(&format!("[FEN \"{FEN_431}\"]")),
+        "{fixed}"
+    );
+    assert!(
+        games[1].contains(&format!("[FEN \"{FEN_348}\"]")),
+        "{fixed}"
+    );
+    assert!(
+        games[2].contains(&format!("[FEN \"{FEN_431}\"]")),
+        "{fixed}"
+    );
+    assert!(!games[3].contains("[FEN "), "{fixed}");
+    let rows = fs::read_to_string(&report).expect("the report");
+    assert!(
+        rows.lines()
+            .skip(1)
+            .filter(|row| row.contains(",FEN,"))
+            .all(|row| row.contains(",fen_missing,fixed,")),
+        "{rows}"
+    );
+    assert_eq!(rows.matches(",FEN,").count(), 3, "{rows}");
 }

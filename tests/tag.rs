@@ -14,8 +14,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, Stdio};
 
 use crate::common::{
-    Corpus, Run, Summary, assert_same_bytes, bytes_diff, corpus_or_skip, lines, pgn960, read_pgn,
-    relative_name, sample_archives, sample_file, sample_files, short_name, strip_id_lines,
+    Corpus, Run, Summary, assert_same_bytes, bytes_diff, corpus_or_skip, joined, lines, pgn960,
+    read_pgn, relative_name, sample_archives, sample_file, sample_files, short_name,
+    strip_id_lines,
 };
 use crate::id_oracle::id_edits_only;
 
@@ -164,14 +165,21 @@ fn sweep(files: Vec<PathBuf>, options: &[&str]) -> Vec<Pass> {
     passes
 }
 
-/// Asserts `got` is every pass's output in turn, naming the first file
-/// whose part differs.
+/// Asserts `got` is every pass's output in turn (joined as one output
+/// joins inputs, see [`joined`]), naming the first file whose part
+/// differs.
 fn assert_concatenation(got: &[u8], passes: &[Pass], what: &str) {
     let mut at = 0;
-    for pass in passes {
+    for (i, pass) in passes.iter().enumerate() {
+        // The part with whatever line ending comes before it.
+        let before: Vec<Vec<u8>> = passes[..i].iter().map(|p| p.output.clone()).collect();
+        let upto: Vec<Vec<u8>> = passes[..=i].iter().map(|p| p.output.clone()).collect();
+        let start = joined(&upto).len() - pass.output.len();
+        let separator = start - joined(&before).len();
+        at += separator;
         let end = (at + pass.output.len()).min(got.len());
         assert_same_bytes(
-            &got[at..end],
+            &got[at.min(end)..end],
             &pass.output,
             &format!("{what}: the part of {}", short_name(&pass.file)),
         );

@@ -13,6 +13,7 @@ mod fuzz_regressions;
 mod games;
 mod hardening;
 mod id_oracle;
+mod in_place;
 mod meaning;
 mod numbering;
 mod outputs;

@@ -139,6 +139,7 @@ const SEVERITIES: &[(&str, &str)] = &[
     ("fen_conflict", "error"),
     ("position_illegal", "error"),
     ("setup_without_fen", "error"),
+    ("fen_missing", "error"),
     ("illegal_back_rank", "error"),
     ("castling_rights_invalid", "error"),
     ("id_mismatch", "error"),
@@ -219,6 +220,17 @@ const PLANTED: &[(&str, &[Place])] = &[
     ),
     ("setup_without_fen.pgn", &[(1, 2, "setup_without_fen")]), // the SetUp tag
     (
+        "fen_missing.pgn",
+        &[
+            (1, 3, "fen_missing"),        // Chess960Id 431, no FEN
+            (2, 10, "fen_missing"),       // Opening NBRKQRBN (CCRL), no FEN
+            (3, 16, "fen_missing"),       // Chess960Id 0, no Variant, no FEN
+            (4, 23, "fen_missing"),       // the first id tag: Fritz9 81 says 0, Opening 518
+            (5, 31, "setup_without_fen"), // SetUp "1" ...
+            (5, 32, "fen_missing"),       // ... and the start as Chess960Id 431
+        ],
+    ),
+    (
         "illegal_back_rank.pgn",
         &[
             (1, 4, "illegal_back_rank"),  // the FEN tag; both kings outside
@@ -237,8 +249,8 @@ const PLANTED: &[(&str, &[Place])] = &[
         "id_mismatch.pgn",
         &[
             (1, 5, "id_mismatch"),  // the Chess960Id tag: 1 for 0
-            (2, 11, "id_mismatch"), // 0 for the standard array, 518
-            (3, 20, "id_mismatch"), // Chess960Fritz9Id 80 for 81
+            (2, 13, "id_mismatch"), // 0 for the standard array's FEN, 518
+            (3, 22, "id_mismatch"), // Chess960Fritz9Id 80 for 81
         ],
     ),
     (

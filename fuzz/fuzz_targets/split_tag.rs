@@ -16,7 +16,8 @@
 use std::io::Write;
 
 use libfuzzer_sys::fuzz_target;
-use pgn960::input::{Compression, MmapChoice, Source, open};
+use pgn960::compression::Compression;
+use pgn960::input::{MmapChoice, Source, open};
 use pgn960::pipeline::{PipelineConfig, run_reader_split_every};
 use pgn960::split::GameReader;
 use pgn960::tag::{TagOptions, apply, strip_ids, tag_batch};
@@ -63,7 +64,7 @@ fuzz_target!(|data: &[u8]| {
 /// Tags `input` written to a file, through the pipeline as the binary does
 /// (split on several threads from `[Event` lines `stretch` bytes apart);
 /// `None` when the file does not open as plain PGN (its first bytes are a
-/// compression format's or another file type's magic).
+/// compression format's or another file type's magic) or holds a NUL byte.
 fn tag_mapped(
     input: &[u8],
     batch_bytes: usize,
@@ -93,6 +94,11 @@ fn tag_mapped(
         |batch| tag_batch(batch, options),
         |batch, (edits, _counts)| apply(&batch.data, &edits, &mut out),
     );
+    // PGN text holds no NUL byte: one past the first bytes ends the run.
+    if input.contains(&0) {
+        assert!(result.is_err(), "a NUL byte ends the reading");
+        return None;
+    }
     assert!(result.is_ok(), "reading a plain file in memory cannot fail");
     Some(out)
 }

@@ -13,11 +13,11 @@ use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+use pgn960::compression::{Compression, Encoder};
 use pgn960::filter::{
     Filter, FilterCounts, ListError, PositionSet, Router, codes, kinds, select_batch, write_runs,
 };
 use pgn960::fix::{Action, FixCounts, FixOptions, VariantName, fix_batch};
-use pgn960::input::{Compression, Encoder};
 use pgn960::pipeline::{self, PipelineConfig};
 use pgn960::position::CastlingNotation;
 use pgn960::split::Batch;

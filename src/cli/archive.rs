@@ -13,7 +13,8 @@ use pgn960::input::{self, MmapChoice, Opened, Source};
 use pgn960::pipeline::{self, PipelineConfig, PipelineError};
 use pgn960::split::Batch;
 
-use super::in_place::is_leftover_temporary;
+use super::in_place::{NotRewritten, is_leftover_temporary};
+use super::interrupt;
 
 /// Inputs and run options common to the archive commands.
 #[derive(clap::Args, Debug)]
@@ -52,8 +53,10 @@ impl ArchiveArgs {
         config
     }
 
-    /// A progress bar over all inputs, hidden unless stderr is a terminal.
+    /// A progress bar over all inputs, hidden unless stderr is a terminal;
+    /// from now on a signal cleans up (see `interrupt`).
     pub fn progress(&self, sources: &[Source]) -> Progress {
+        interrupt::watch();
         let total: Option<u64> = sources
             .iter()
             .map(|s| {
@@ -79,6 +82,7 @@ impl ArchiveArgs {
             };
             bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(4));
             bar.enable_steady_tick(Duration::from_millis(250));
+            interrupt::progress_shown();
             bar
         };
         Progress {
@@ -101,6 +105,15 @@ pub enum InputFailure {
 impl From<io::Error> for InputFailure {
     fn from(err: io::Error) -> Self {
         InputFailure::Input(err.to_string())
+    }
+}
+
+impl From<NotRewritten> for InputFailure {
+    fn from(failure: NotRewritten) -> Self {
+        match failure {
+            NotRewritten::Left(why) => InputFailure::Input(why),
+            NotRewritten::Panic(message) => InputFailure::panicked(&message),
+        }
     }
 }
 
@@ -149,13 +162,29 @@ pub struct InputsRead {
 pub fn for_each_input(
     sources: &[Source],
     progress: &mut Progress,
-    mut each: impl FnMut(&Source, Opened, &mut Progress) -> Result<(), InputFailure>,
+    each: impl FnMut(&Source, Opened, &mut Progress) -> Result<(), InputFailure>,
+) -> anyhow::Result<InputsRead> {
+    walk_inputs(sources, progress, |source| Ok(open(source)?), each)
+}
+
+/// As [`for_each_input`], each input opened by `open` (which may refuse
+/// it, before reading any of it, with [`InputFailure::Input`]). An input
+/// counts as opened once `open` succeeds.
+///
+/// # Errors
+///
+/// The error of an [`InputFailure::Run`].
+pub fn walk_inputs<I>(
+    sources: &[Source],
+    progress: &mut Progress,
+    mut open: impl FnMut(&Source) -> Result<I, InputFailure>,
+    mut each: impl FnMut(&Source, I, &mut Progress) -> Result<(), InputFailure>,
 ) -> anyhow::Result<InputsRead> {
     let mut outcome = InputsRead::default();
     for source in sources {
-        let result = open(source).map_err(InputFailure::from).and_then(|opened| {
+        let result = admit(source).and_then(|()| open(source)).and_then(|input| {
             outcome.opened += 1;
-            each(source, opened, progress)
+            each(source, input, progress)
         });
         match result {
             Ok(()) => {}
@@ -173,17 +202,20 @@ pub fn for_each_input(
     Ok(outcome)
 }
 
+/// Refuses a temporary file left by an interrupted run as an input.
+fn admit(source: &Source) -> Result<(), InputFailure> {
+    match source.path() {
+        Some(path) if is_leftover_temporary(path) => Err(InputFailure::Input(
+            "a temporary file left by an interrupted run of pgn960 (`--in-place`, \
+             `filter --split-by`), not an input; its original is intact and it can be deleted"
+                .to_string(),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Opens an input for a command of this binary.
 fn open(source: &Source) -> io::Result<Opened> {
-    if let Some(path) = source.path()
-        && is_leftover_temporary(path)
-    {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "a temporary file left by an interrupted `pgn960 tag --in-place`, not an input; \
-             its original is intact and it can be deleted",
-        ));
-    }
     // SAFETY: the mapped files are only read, and this binary replaces the
     // files it rewrites by renaming (`--in-place`), which leaves a mapped
     // original untouched. Another program truncating an input while it is
@@ -246,5 +278,8 @@ impl Progress {
     /// Removes the bar before the summary is printed.
     pub fn finish(&self) {
         self.bar.finish_and_clear();
+        if !self.bar.is_hidden() {
+            interrupt::progress_cleared();
+        }
     }
 }

@@ -8,16 +8,16 @@ use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
+use pgn960::compression::{Compression, Encoder};
 use pgn960::filter::{
     self, Filter, FilterCounts, ListError, PositionSet, Router, Run, Verdict, select_batch,
     write_runs,
 };
 use pgn960::game::Kind;
-use pgn960::input::{Compression, Encoder};
 use pgn960::split::Batch;
 
 use super::archive::{ArchiveArgs, InputFailure, for_each_input, run_input};
-use super::output::{LazyOutput, Outputs};
+use super::output::{Joined, LazyOutput, Outputs};
 use super::output_dir::OutputDir;
 use super::{EXIT_ERROR, EXIT_OK, summary};
 
@@ -168,7 +168,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             let files = OutputDir::new(&outputs, dir, compression, Part::all(by), Part::file_name)?;
             Sink::Split { by, files }
         }
-        _ => Sink::One(OneOutput::new(&outputs, args.output.as_deref())?),
+        _ => Sink::One(Box::new(OneOutput::new(&outputs, args.output.as_deref())?)),
     };
     let config = args.archive.pipeline();
     let mut progress = args.archive.progress(&sources);
@@ -261,7 +261,7 @@ fn read_lists<T>(
 /// Where the selected games go.
 enum Sink {
     /// Standard output or `-o FILE`.
-    One(OneOutput),
+    One(Box<OneOutput>),
     /// `--split-by`: one file per part.
     Split { by: SplitBy, files: OutputDir<Part> },
 }
@@ -297,11 +297,14 @@ impl Sink {
         }
     }
 
-    /// An input is about to be read.
+    /// An input is about to be read: the one before it has ended.
     fn start_input(&mut self) -> anyhow::Result<()> {
         match self {
             Sink::One(one) => one.start().with_context(|| format!("writing {}", one.name)),
-            Sink::Split { .. } => Ok(()),
+            Sink::Split { files, .. } => {
+                files.end_input();
+                Ok(())
+            }
         }
     }
 
@@ -348,10 +351,11 @@ impl Sink {
     }
 }
 
-/// Standard output or `-o FILE`, compressed by the file's extension.
+/// Standard output or `-o FILE`, compressed by the file's extension; the
+/// inputs one after another, each beginning on a line of its own.
 struct OneOutput {
     name: String,
-    state: OneState,
+    out: Joined<OneState>,
 }
 
 enum OneState {
@@ -370,13 +374,14 @@ enum OneState {
 impl OneOutput {
     fn new(outputs: &Outputs, path: Option<&Path>) -> anyhow::Result<OneOutput> {
         let Some(path) = path else {
+            outputs.claim_stdout();
             let stdout = io::stdout()
                 .as_fd()
                 .try_clone_to_owned()
                 .context("standard output")?;
             return Ok(OneOutput {
                 name: "output".to_string(),
-                state: OneState::Stdout(File::from(stdout)),
+                out: Joined::new(OneState::Stdout(File::from(stdout))),
             });
         };
         let file = LazyOutput::new(outputs.create(path)?);
@@ -386,30 +391,28 @@ impl OneOutput {
         };
         Ok(OneOutput {
             name: path.display().to_string(),
-            state,
+            out: Joined::new(state),
         })
     }
 
+    /// An input is about to be written: the one before it has ended.
     fn start(&mut self) -> io::Result<()> {
-        if let OneState::Waiting(file, compression) = &mut self.state {
+        self.out.end_input();
+        let state = self.out.get_mut();
+        if let OneState::Waiting(file, compression) = state {
             let file = file.take().expect("a waiting output holds its file");
             let encoder = compression.encoder(BufWriter::with_capacity(1 << 20, file))?;
-            self.state = OneState::Encoding(encoder);
+            *state = OneState::Encoding(encoder);
         }
         Ok(())
     }
 
     fn writer(&mut self) -> &mut dyn Write {
-        match &mut self.state {
-            OneState::Stdout(out) => out,
-            OneState::Plain(out) => out,
-            OneState::Encoding(out) => out,
-            OneState::Waiting(..) => unreachable!("an output is started before it is written"),
-        }
+        &mut self.out
     }
 
     fn finish(self, any_input_read: bool) -> io::Result<()> {
-        match self.state {
+        match self.out.into_inner() {
             OneState::Stdout(mut out) => out.flush(),
             OneState::Plain(out) => out.finish(any_input_read),
             OneState::Waiting(file, _) => file
@@ -420,6 +423,35 @@ impl OneOutput {
                 .into_inner()
                 .map_err(|err| err.into_error())?
                 .finish(any_input_read),
+        }
+    }
+}
+
+impl Write for OneState {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            OneState::Stdout(out) => out.write(buf),
+            OneState::Plain(out) => out.write(buf),
+            OneState::Encoding(out) => out.write(buf),
+            OneState::Waiting(..) => unreachable!("an output is started before it is written"),
+        }
+    }
+
+    fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        match self {
+            OneState::Stdout(out) => out.write_vectored(bufs),
+            OneState::Plain(out) => out.write_vectored(bufs),
+            OneState::Encoding(out) => out.write_vectored(bufs),
+            OneState::Waiting(..) => unreachable!("an output is started before it is written"),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            OneState::Stdout(out) => out.flush(),
+            OneState::Plain(out) => out.flush(),
+            OneState::Encoding(out) => out.flush(),
+            OneState::Waiting(..) => Ok(()),
         }
     }
 }

@@ -5,19 +5,20 @@
 use std::io::{self, Seek, Write};
 use std::path::PathBuf;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use pgn960::fix::{Action, BatchFix, FixCounts, FixOptions, Row, VariantName, fix_batch};
-use pgn960::input::{Opened, Source};
+use pgn960::input::Opened;
 use pgn960::pipeline::{PipelineConfig, PipelineError};
 use pgn960::position::CastlingNotation;
 use pgn960::split::Batch;
 use pgn960::tag::apply;
 
-use super::archive::{ArchiveArgs, InputFailure, Progress, for_each_input, run_input};
-use super::in_place::{self, NotRewritten, RewriteError};
-use super::output::{LazyOutput, OutputFile, Outputs, same_file};
+use super::archive::{ArchiveArgs, InputFailure, Progress, for_each_input, run_input, walk_inputs};
+use super::in_place::{Original, RewriteError};
+use super::output::{LazyOutput, OutputFile, Outputs};
 use super::rewrite::{RewriteArgs, Sink};
-use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, summary};
+use super::summary::{self, Rewritten};
+use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 
 /// Repair what validate finds in Chess960 headers, changing no other byte.
 ///
@@ -73,8 +74,9 @@ fn parse_variant_name(name: &str) -> Result<VariantName, String> {
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
     let sources = args.archive.sources();
-    let mut sink = Sink::of(&args.rewrite, &sources)?;
-    let mut report = Report::of(&args, &sources)?;
+    let outputs = Outputs::guarding(&sources).hint(", or use --in-place");
+    let mut sink = Sink::of(&args.rewrite, &sources, &outputs, args.archive.threads)?;
+    let mut report = Report::of(&args, &outputs)?;
     let options = FixOptions {
         castling: match args.castling {
             Castling::Keep => None,
@@ -90,30 +92,59 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     };
     let mut progress = args.archive.progress(&sources);
     let mut total = FixCounts::default();
+    let mut rewritten = Vec::new();
     let report_name = || {
         args.report
             .as_ref()
             .map_or_else(String::new, |p| format!("writing {}", p.display()))
     };
-    let inputs = for_each_input(&sources, &mut progress, |source, opened, progress| {
-        let run = Run {
-            config,
-            options: &options,
-            file: source.to_string(),
-        };
-        if let Some(report) = &mut report {
+    let start_report = |report: &mut Option<Report>| {
+        if let Some(report) = report {
             report
                 .start()
                 .map_err(|err| InputFailure::Run(anyhow::Error::new(err).context(report_name())))?;
         }
-        let Some(out) = sink.stream() else {
-            let path = source.path().expect("--in-place refuses standard input");
-            return run.in_place(path, opened, progress, &mut total, report.as_mut());
-        };
-        let rows = report.as_mut().map(Report::rows);
-        run.stream(opened, out, progress, &mut total, rows)
-            .map_err(|err| run.failure(err, &args, &report_name))
-    })?;
+        Ok::<_, InputFailure>(())
+    };
+    let inputs = if let Sink::InPlace(in_place) = &sink {
+        let in_place = *in_place;
+        walk_inputs(
+            &sources,
+            &mut progress,
+            |source| Ok(in_place.open_source(source)?),
+            |source, original, progress| {
+                start_report(&mut report)?;
+                let run = Run {
+                    config,
+                    options: &options,
+                    file: source.to_string(),
+                };
+                let settings = original.settings();
+                if run.in_place(original, progress, &mut total, report.as_mut())? {
+                    rewritten.push(Rewritten::new(source, settings));
+                }
+                Ok(())
+            },
+        )?
+    } else {
+        for_each_input(&sources, &mut progress, |source, opened, progress| {
+            start_report(&mut report)?;
+            let run = Run {
+                config,
+                options: &options,
+                file: source.to_string(),
+            };
+            let out = sink
+                .stream()
+                .expect("a sink that is no --in-place has a stream");
+            let rows = report.as_mut().map(Report::rows);
+            let result = run
+                .stream(opened, out, progress, &mut total, rows)
+                .map_err(|err| run.failure(err, &args, &report_name));
+            sink.end_input();
+            result
+        })?
+    };
     sink.finish(inputs.opened > 0)
         .with_context(|| args.rewrite.output_name())?;
     if let Some(report) = report {
@@ -121,7 +152,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     }
     progress.finish();
     if !args.archive.quiet && inputs.opened > 0 {
-        print_summary(&total, args.rewrite.check);
+        print_summary(&total, args.rewrite.check, &rewritten);
     }
     Ok(if inputs.failed {
         EXIT_ERROR
@@ -174,21 +205,14 @@ struct Report {
 }
 
 impl Report {
-    /// The report `--report` asks for, its file created now: refused when
-    /// it is an input or the `-o` file.
-    fn of(args: &Args, sources: &[Source]) -> anyhow::Result<Option<Report>> {
+    /// The report `--report` asks for, its file created now through
+    /// `outputs`: refused when it is an input or the same file as the
+    /// output.
+    fn of(args: &Args, outputs: &Outputs) -> anyhow::Result<Option<Report>> {
         let Some(path) = &args.report else {
             return Ok(None);
         };
-        if let Some(output) = &args.rewrite.output
-            && same_file(path, output)
-        {
-            bail!(
-                "{}: -o and --report name the same file; nothing was written",
-                path.display()
-            );
-        }
-        Ok(Some(Report::new(Outputs::guarding(sources).create(path)?)))
+        Ok(Some(Report::new(outputs.create(path)?)))
     }
 
     fn new(file: OutputFile) -> Report {
@@ -298,34 +322,34 @@ impl Run<'_> {
 
     /// `--in-place`: rewrites the file when anything changes; its rows go
     /// to the report only when it was rewritten (or needed no change).
+    /// Whether it was rewritten.
     fn in_place(
         &self,
-        path: &std::path::Path,
-        opened: Opened,
+        mut original: Original,
         progress: &mut Progress,
         total: &mut FixCounts,
         report: Option<&mut Report>,
-    ) -> Result<(), InputFailure> {
-        let compression = opened.compression;
+    ) -> Result<bool, InputFailure> {
+        let opened = original.take_input();
         let before = *total;
         let mut spool = report
             .is_some()
             .then(|| rows_writer(tempfile::spooled_tempfile(1 << 20)));
-        let rewritten = in_place::rewrite(path, compression, |out| {
+        let rewritten = original.rewrite(|out| {
             self.stream(opened, out, progress, total, spool.as_mut())
                 .map_err(RewriteError::from)?;
             Ok(total.games_fixed > before.games_fixed)
         });
-        if let Err(failure) = rewritten {
-            // The games were read, but the file is as it was.
-            let kinds = total.kinds;
-            *total = before;
-            total.kinds = kinds;
-            return Err(match failure {
-                NotRewritten::Left(why) => InputFailure::Input(why),
-                NotRewritten::Panic(message) => InputFailure::panicked(&message),
-            });
-        }
+        let changed = match rewritten {
+            Ok(changed) => changed,
+            Err(failure) => {
+                // The games were read, but the file is as it was.
+                let kinds = total.kinds;
+                *total = before;
+                total.kinds = kinds;
+                return Err(failure.into());
+            }
+        };
         if let (Some(report), Some(spool)) = (report, spool) {
             let mut rows = spool.into_inner().map_err(|err| {
                 InputFailure::Input(format!("the report's rows: {}", err.error()))
@@ -334,7 +358,7 @@ impl Run<'_> {
                 InputFailure::Run(anyhow::Error::new(err).context("writing the report"))
             })?;
         }
-        Ok(())
+        Ok(changed)
     }
 
     /// How a failure of [`Run::stream`] ends the input or the run.
@@ -357,7 +381,7 @@ impl Run<'_> {
     }
 }
 
-fn print_summary(counts: &FixCounts, check: bool) {
+fn print_summary(counts: &FixCounts, check: bool, rewritten: &[Rewritten]) {
     let games = summary::count(counts.games_fixed, "game", "games");
     let (head, label) = if check {
         (format!("{games} to fix"), "to fix")
@@ -375,5 +399,6 @@ fn print_summary(counts: &FixCounts, check: bool) {
             text.push_str(&format!("  {label:<7} {:<24} {n}\n", problem.name()));
         }
     }
+    summary::push_rewritten(&mut text, rewritten);
     eprint!("{text}");
 }

@@ -9,6 +9,7 @@ mod fix;
 mod games;
 mod id;
 mod in_place;
+mod interrupt;
 mod man;
 mod output;
 mod output_dir;

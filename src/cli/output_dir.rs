@@ -2,35 +2,65 @@
 //! open files bounded however many there are, and none of them an input.
 //!
 //! Each file is written first to a hidden temporary file of its own in
-//! the folder (a spool, `.NAME.XXXXXX.pgn960-tmp`, through a small buffer),
-//! and becomes its file only once the input is read, through [`Outputs`]:
-//! so a run that an error stops while reading, or that reads no input,
-//! leaves the folder's files as they were; and a compressed file is
-//! compressed from its spool, one at a time, since an encoder is far from
-//! small (xz's takes 94 MiB) and there may be 960 files.
+//! the folder (a spool, `.NAME.XXXXXX.pgn960-tmp`, through a small buffer).
+//! Once the inputs are read, every file is made complete under a
+//! temporary name (a compressed one is compressed from its spool, one at
+//! a time, since an encoder is far from small: xz's takes 94 MiB, and
+//! there may be 960 files), and only then are they renamed to their names,
+//! one after another: so a run that an error stops, while reading or
+//! while writing any file, or that reads no input, leaves the folder's
+//! files as they were, and a run that ends well leaves all its files.
+//! Should a rename fail midway, the files renamed before are put back.
+//!
+//! Inputs written one after another to a file are kept apart as on one
+//! output (see [`LineJoin`]).
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use pgn960::input::Compression;
+use pgn960::compression::Compression;
 use tempfile::TempPath;
 
 use super::in_place::TEMP_SUFFIX;
-use super::output::Outputs;
+use super::interrupt::{self, Registered};
+use super::output::{LineJoin, Outputs};
 
 /// Bytes buffered per file before they go to its spool: 960 of them hold
 /// 15 MiB.
 const SPOOL_BUFFER: usize = 16 << 10;
 
-/// One file of the folder, while the run goes on.
+/// One file of the folder, while the run goes on. Its fields drop in
+/// order: the temporary file goes before its registration.
 struct Spool {
     /// Its writer, while open; closed when files run short.
     out: Option<BufWriter<File>>,
     /// The temporary file, removed when dropped.
     path: TempPath,
+    /// Where the inputs written to it stand.
+    join: LineJoin,
+    /// Removes the temporary file when a signal ends the run.
+    _registered: Registered,
+}
+
+/// A temporary file of the folder, removed when dropped or when a signal
+/// ends the run.
+struct Temporary {
+    path: TempPath,
+    _registered: Registered,
+}
+
+impl Temporary {
+    fn new(path: TempPath) -> Temporary {
+        let registered = interrupt::register(&path);
+        Temporary {
+            path,
+            _registered: registered,
+        }
+    }
 }
 
 /// The files of one folder, by key: at most one open writer per key.
@@ -102,12 +132,23 @@ impl<K: Ord + Copy> OutputDir<K> {
         self.dir.join(name)
     }
 
-    /// A new temporary file in the folder, for the file `name`.
+    /// A new temporary file in the folder, for the file `name`: readable
+    /// as a new file of this user is (the umask applies), since it will
+    /// be that file.
     fn temporary(&self, name: &str) -> io::Result<tempfile::NamedTempFile> {
         tempfile::Builder::new()
             .prefix(&format!(".{name}."))
             .suffix(TEMP_SUFFIX)
+            .permissions(fs::Permissions::from_mode(0o666))
             .tempfile_in(&self.dir)
+    }
+
+    /// Every input written so far has ended: the next input's bytes in a
+    /// file begin on a line of their own.
+    pub fn end_input(&mut self) {
+        for spool in self.spools.values_mut() {
+            spool.join.end_input();
+        }
     }
 
     /// Appends `bytes` to the file of `key`.
@@ -118,9 +159,19 @@ impl<K: Ord + Copy> OutputDir<K> {
     pub fn write(&mut self, key: K, bytes: &[u8]) -> io::Result<()> {
         if !self.spools.contains_key(&key) {
             let name = (self.name)(&key);
-            let (file, path) = self.retrying(|dir| dir.temporary(&name))?.into_parts();
+            let (temp, registered) =
+                self.retrying(|dir| interrupt::registered(|| dir.temporary(&name)))?;
+            let (file, path) = temp.into_parts();
             let out = Some(BufWriter::with_capacity(SPOOL_BUFFER, file));
-            self.spools.insert(key, Spool { out, path });
+            self.spools.insert(
+                key,
+                Spool {
+                    out,
+                    path,
+                    join: LineJoin::default(),
+                    _registered: registered,
+                },
+            );
         }
         if self.spools[&key].out.is_none() {
             let path = self.spools[&key].path.to_path_buf();
@@ -131,11 +182,13 @@ impl<K: Ord + Copy> OutputDir<K> {
                 .out = Some(BufWriter::with_capacity(SPOOL_BUFFER, file));
         }
         let spool = self.spools.get_mut(&key).expect("the spool was made above");
-        spool
-            .out
-            .as_mut()
-            .expect("the spool was opened above")
-            .write_all(bytes)
+        let out = spool.out.as_mut().expect("the spool was opened above");
+        let separator = spool.join.separator(bytes.is_empty());
+        out.write_all(separator)?;
+        out.write_all(bytes)?;
+        spool.join.wrote(separator);
+        spool.join.wrote(bytes);
+        Ok(())
     }
 
     /// Runs `open`; when it fails while spools are open (the process may
@@ -158,13 +211,14 @@ impl<K: Ord + Copy> OutputDir<K> {
     }
 
     /// Ends the run: when some input was read, each spool becomes its
-    /// file (created through `outputs`, compressed when asked), in the
-    /// order of the keys; otherwise nothing is written. The spools are
-    /// removed either way. Returns how many files were written.
+    /// file (compressed when asked), in the order of the keys, all of them
+    /// or none; otherwise nothing is written. The spools are removed either
+    /// way. Returns how many files were written.
     ///
     /// # Errors
     ///
-    /// The first file that cannot be written, named.
+    /// The first file that cannot be written, named; the folder's files
+    /// are then as they were.
     pub fn finish(mut self, outputs: &Outputs, any_input_read: bool) -> anyhow::Result<usize> {
         if !any_input_read {
             if self.created {
@@ -173,32 +227,50 @@ impl<K: Ord + Copy> OutputDir<K> {
             }
             return Ok(0);
         }
-        // Every spool complete and closed before any file is written, which
+        // Every spool complete and closed before any file is made, which
         // then takes two open files at a time.
-        let mut complete = Vec::with_capacity(self.spools.len());
-        for (key, spool) in std::mem::take(&mut self.spools) {
+        let mut spools = Vec::with_capacity(self.spools.len());
+        for (key, mut spool) in std::mem::take(&mut self.spools) {
             let path = self.path_of(&key);
-            if let Some(mut out) = spool.out {
+            if let Some(mut out) = spool.out.take() {
                 out.flush()
                     .with_context(|| format!("writing {}", path.display()))?;
             }
-            complete.push((path, spool.path));
+            spools.push((path, spool));
         }
-        for (path, spool) in &complete {
-            self.publish(outputs, spool, path)
+        let mut complete = Vec::with_capacity(spools.len());
+        for (path, spool) in spools {
+            let made = self
+                .complete(outputs, spool, &path)
                 .with_context(|| format!("writing {}", path.display()))?;
+            complete.push((path, made));
         }
-        Ok(complete.len())
+        let written = complete.len();
+        self.rename_all(complete)?;
+        Ok(written)
     }
 
-    /// Writes the file `path` from its spool.
-    fn publish(&self, outputs: &Outputs, spool: &Path, path: &Path) -> anyhow::Result<()> {
-        let mut from = File::open(spool)?;
-        let mut to = outputs.create(path)?.into_writer()?;
-        if self.compression == Compression::None {
-            // File to file: the kernel copies (copy_file_range).
-            io::copy(&mut from, &mut to)?;
+    /// The file `path`, complete under a temporary name: its spool itself,
+    /// or the spool compressed into another; with the permissions of the
+    /// file it replaces.
+    fn complete(&self, outputs: &Outputs, spool: Spool, path: &Path) -> anyhow::Result<Temporary> {
+        outputs.refuse_input(path)?;
+        let made = if self.compression == Compression::None {
+            Temporary {
+                path: spool.path,
+                _registered: spool._registered,
+            }
         } else {
+            let name = path
+                .file_name()
+                .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
+            let (temp, registered) = interrupt::registered(|| self.temporary(&name))?;
+            let (to, path) = temp.into_parts();
+            let made = Temporary {
+                path,
+                _registered: registered,
+            };
+            let mut from = File::open(&spool.path)?;
             let mut encoder = self
                 .compression
                 .encoder(BufWriter::with_capacity(1 << 20, to))?;
@@ -207,7 +279,58 @@ impl<K: Ord + Copy> OutputDir<K> {
                 .finish()?
                 .into_inner()
                 .map_err(|err| err.into_error())?;
+            made
+        };
+        if let Ok(old) = fs::metadata(path) {
+            fs::set_permissions(&made.path, old.permissions())?;
+        }
+        Ok(made)
+    }
+
+    /// Renames every complete file to its name. Should one rename fail,
+    /// the files renamed before are put back as they were (from a hard
+    /// link to each old file, taken first), and the error names the file.
+    fn rename_all(&self, complete: Vec<(PathBuf, Temporary)>) -> anyhow::Result<()> {
+        let mut done: Vec<(&Path, Option<Temporary>)> = Vec::with_capacity(complete.len());
+        for (path, made) in &complete {
+            let backup = self.backup(path);
+            if let Err(err) = fs::rename(&made.path, path) {
+                for (path, backup) in done.into_iter().rev() {
+                    match backup {
+                        Some(old) => {
+                            let _ = fs::rename(&old.path, path);
+                        }
+                        None => {
+                            let _ = fs::remove_file(path);
+                        }
+                    }
+                }
+                bail!(
+                    "{}: {err}; the folder's files are as they were",
+                    path.display()
+                );
+            }
+            done.push((path, backup));
+        }
+        // The temporary files are renamed: only their registrations go,
+        // and the backups.
+        for (_, made) in complete {
+            let _ = made.path.keep();
         }
         Ok(())
+    }
+
+    /// A hard link to the file at `path`, when there is one and the folder
+    /// allows it: the old file, to put back.
+    fn backup(&self, path: &Path) -> Option<Temporary> {
+        fs::symlink_metadata(path).ok()?;
+        let name = path
+            .file_name()
+            .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
+        let (_, temp) = self.temporary(&format!("{name}.old")).ok()?.into_parts();
+        // A name of our own, then the old file under it.
+        fs::remove_file(&temp).ok()?;
+        fs::hard_link(path, &temp).ok()?;
+        Some(Temporary::new(temp))
     }
 }

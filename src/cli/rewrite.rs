@@ -10,7 +10,8 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use pgn960::input::Source;
 
-use super::output::{LazyOutput, Outputs};
+use super::in_place::InPlace;
+use super::output::{Joined, LazyOutput, Outputs};
 
 /// The output options of a rewriting command.
 #[derive(clap::Args, Debug)]
@@ -21,10 +22,22 @@ pub struct RewriteArgs {
 
     /// Rewrite each input file (through a temporary file in the same
     /// directory, renamed over the original only when complete); a
-    /// compressed file keeps its compression. Files that need no change are
-    /// not touched.
+    /// compressed file keeps its compression, at about its size. Files
+    /// that need no change are not touched.
     #[arg(long, conflicts_with = "check")]
     pub in_place: bool,
+
+    /// With --in-place, the compression level of rewritten compressed
+    /// files, on each format's own scale (gzip and bzip2 1-9, xz 0-9, zstd
+    /// 1-22); by default, the level each file was written at, as far as
+    /// its format tells.
+    #[arg(long, value_name = "N", requires = "in_place")]
+    pub level: Option<u32>,
+
+    /// With --in-place, also rewrite files without write permission, and
+    /// files with other hard links (which keep the old contents).
+    #[arg(long, requires = "in_place")]
+    pub force: bool,
 
     /// Write nothing; exit 1 when any game would change.
     #[arg(long)]
@@ -46,48 +59,63 @@ pub enum Sink {
     /// `--check`: nowhere.
     Nowhere(io::Sink),
     /// Standard output, all inputs one after another.
-    Stdout(File),
+    Stdout(Joined<File>),
     /// `-o FILE`, all inputs one after another.
-    File(LazyOutput),
+    File(Joined<LazyOutput>),
     /// `--in-place`: each input to its own temporary file.
-    InPlace,
+    InPlace(InPlace),
 }
 
 impl Sink {
-    /// The sink the arguments ask for, its file created now; refused when
-    /// `--in-place` meets standard input or `-o` names an input.
-    pub fn of(args: &RewriteArgs, sources: &[Source]) -> anyhow::Result<Sink> {
+    /// The sink the arguments ask for, its file created now through
+    /// `outputs`; refused when `--in-place` meets standard input or `-o`
+    /// names an input.
+    pub fn of(
+        args: &RewriteArgs,
+        sources: &[Source],
+        outputs: &Outputs,
+        threads: Option<u16>,
+    ) -> anyhow::Result<Sink> {
         if args.in_place && sources.contains(&Source::Stdin) {
             bail!("--in-place needs input files, not standard input");
         }
         Ok(if args.check {
             Sink::Nowhere(io::sink())
         } else if args.in_place {
-            Sink::InPlace
+            Sink::InPlace(InPlace::new(args.level, args.force, threads))
         } else if let Some(path) = &args.output {
-            let file = Outputs::guarding(sources)
-                .hint(", or use --in-place")
-                .create(path)?;
-            Sink::File(LazyOutput::new(file))
+            Sink::File(Joined::new(LazyOutput::new(outputs.create(path)?)))
         } else {
+            outputs.claim_stdout();
             // Batches go out as vectored writes of large spans: the standard
             // output's own line buffering would only add a copy.
             let stdout = io::stdout()
                 .as_fd()
                 .try_clone_to_owned()
                 .context("standard output")?;
-            Sink::Stdout(File::from(stdout))
+            Sink::Stdout(Joined::new(File::from(stdout)))
         })
     }
 
     /// The stream every input is written to one after another; `None` for
-    /// `--in-place`, where each input has its own.
+    /// `--in-place`, where each input has its own. An input written to it
+    /// is ended by [`Sink::end_input`].
     pub fn stream(&mut self) -> Option<&mut dyn Write> {
         match self {
             Sink::Nowhere(out) => Some(out),
             Sink::Stdout(out) => Some(out),
             Sink::File(out) => Some(out),
-            Sink::InPlace => None,
+            Sink::InPlace(_) => None,
+        }
+    }
+
+    /// An input has been written to the stream: the next begins on a line
+    /// of its own.
+    pub fn end_input(&mut self) {
+        match self {
+            Sink::Stdout(out) => out.end_input(),
+            Sink::File(out) => out.end_input(),
+            Sink::Nowhere(_) | Sink::InPlace(_) => {}
         }
     }
 
@@ -95,8 +123,8 @@ impl Sink {
     pub fn finish(self, any_input_read: bool) -> io::Result<()> {
         match self {
             Sink::Stdout(mut out) => out.flush(),
-            Sink::File(out) => out.finish(any_input_read),
-            Sink::Nowhere(_) | Sink::InPlace => Ok(()),
+            Sink::File(out) => out.into_inner().finish(any_input_read),
+            Sink::Nowhere(_) | Sink::InPlace(_) => Ok(()),
         }
     }
 }

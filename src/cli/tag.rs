@@ -7,10 +7,12 @@ use pgn960::input::Opened;
 use pgn960::pipeline::{PipelineConfig, PipelineError};
 use pgn960::tag::{TagCounts, TagOptions, apply, tag_batch};
 
-use super::archive::{ArchiveArgs, InputFailure, Progress, for_each_input, run_input};
-use super::in_place::{self, NotRewritten, RewriteError};
+use super::archive::{ArchiveArgs, InputFailure, Progress, for_each_input, run_input, walk_inputs};
+use super::in_place::RewriteError;
+use super::output::Outputs;
 use super::rewrite::{RewriteArgs, Sink};
-use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, summary};
+use super::summary::{self, Rewritten};
+use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 
 /// Add or correct the Chess960Id tag of every Chess960 game.
 ///
@@ -48,41 +50,62 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         include_standard: args.include_standard,
         fritz9: args.fritz9,
     };
-    let mut sink = Sink::of(&args.rewrite, &sources)?;
+    let outputs = Outputs::guarding(&sources).hint(", or use --in-place");
+    let mut sink = Sink::of(&args.rewrite, &sources, &outputs, args.archive.threads)?;
 
     let config = args.archive.pipeline();
     let mut progress = args.archive.progress(&sources);
     let mut total = TagCounts::default();
-    let inputs = for_each_input(&sources, &mut progress, |source, opened, progress| {
-        let Some(out) = sink.stream() else {
-            let path = source.path().expect("--in-place refuses standard input");
-            let compression = opened.compression;
-            let before = total;
-            let rewritten = in_place::rewrite(path, compression, |out| {
-                tag_stream(opened, config, options, out, progress, &mut total)
-                    .map_err(RewriteError::from)?;
-                Ok(total.changed_since(&before))
-            });
-            return rewritten.map_err(|failure| {
-                // The games were read, but the file keeps its old ids.
-                total = TagCounts {
-                    kinds: total.kinds,
-                    ..before
-                };
-                match failure {
-                    NotRewritten::Left(why) => InputFailure::Input(why),
-                    NotRewritten::Panic(message) => InputFailure::panicked(&message),
+    let mut rewritten = Vec::new();
+    let inputs = if let Sink::InPlace(in_place) = &sink {
+        let in_place = *in_place;
+        walk_inputs(
+            &sources,
+            &mut progress,
+            |source| Ok(in_place.open_source(source)?),
+            |source, mut original, progress| {
+                let opened = original.take_input();
+                let settings = original.settings();
+                let before = total;
+                let result = original.rewrite(|out| {
+                    tag_stream(opened, config, options, out, progress, &mut total)
+                        .map_err(RewriteError::from)?;
+                    Ok(total.changed_since(&before))
+                });
+                match result {
+                    Ok(changed) => {
+                        if changed {
+                            rewritten.push(Rewritten::new(source, settings));
+                        }
+                        Ok(())
+                    }
+                    Err(failure) => {
+                        // The games were read, but the file keeps its old ids.
+                        total = TagCounts {
+                            kinds: total.kinds,
+                            ..before
+                        };
+                        Err(failure.into())
+                    }
                 }
-            });
-        };
-        tag_stream(opened, config, options, out, progress, &mut total)
-            .map_err(|err| InputFailure::of(err, || args.rewrite.output_name()))
-    })?;
+            },
+        )?
+    } else {
+        for_each_input(&sources, &mut progress, |_, opened, progress| {
+            let out = sink
+                .stream()
+                .expect("a sink that is no --in-place has a stream");
+            let result = tag_stream(opened, config, options, out, progress, &mut total)
+                .map_err(|err| InputFailure::of(err, || args.rewrite.output_name()));
+            sink.end_input();
+            result
+        })?
+    };
     sink.finish(inputs.opened > 0)
         .with_context(|| args.rewrite.output_name())?;
     progress.finish();
     if !args.archive.quiet && inputs.opened > 0 {
-        print_summary(&total, args.rewrite.check);
+        print_summary(&total, args.rewrite.check, &rewritten);
     }
     Ok(if inputs.failed {
         EXIT_ERROR
@@ -115,7 +138,7 @@ fn tag_stream(
     )
 }
 
-fn print_summary(counts: &TagCounts, check: bool) {
+fn print_summary(counts: &TagCounts, check: bool, rewritten: &[Rewritten]) {
     let (would, tagged) = if check {
         (
             "would be ",
@@ -144,5 +167,6 @@ fn print_summary(counts: &TagCounts, check: bool) {
             }
         ));
     }
+    summary::push_rewritten(&mut text, rewritten);
     eprint!("{text}");
 }

@@ -8,7 +8,7 @@
 //! one repair with the tags it needs beside it (`SetUp "1"`, a `Variant`
 //! naming Chess960): all are made, or none.
 
-use crate::game::{Kind, Known, Reading, Recorded, Start, Variant, plain_number, tag_value};
+use crate::game::{Kind, Known, Reading, Start, Variant, plain_number, tag_value};
 use crate::position::{BackRank, CastlingNotation, StartArray, castling_rooks, read_fen};
 use crate::split::{Batch, Game, LineCounter};
 use crate::tag::{Edit, ID_TAG};
@@ -120,29 +120,20 @@ impl<'a> GameFix<'a> {
     fn start(&mut self) -> Option<StartArray> {
         match &self.reading.start {
             Start::Array(array) => Some(*array),
-            Start::NoFen => match self.reading.recorded_start(self.batch) {
-                Recorded::Nothing => Some(StartArray::Chess960(BackRank::STANDARD)),
-                Recorded::One(rank) if rank == BackRank::STANDARD => {
-                    Some(StartArray::Chess960(rank))
-                }
-                recorded => self.fen_from_record(recorded),
-            },
+            Start::NoFen => Some(StartArray::Chess960(BackRank::STANDARD)),
+            Start::FenMissing { recorded } => self.fen_from_record(*recorded),
             _ => None,
         }
     }
 
-    /// Adds the `FEN` of the start a game without one records, with the
-    /// tags it needs beside it, when the moves replay legally from it.
-    fn fen_from_record(&mut self, recorded: Recorded) -> Option<StartArray> {
+    /// Adds the `FEN` of the start a game without one records (`None`:
+    /// its records disagree), with the tags it needs beside it, when the
+    /// moves replay legally from it.
+    fn fen_from_record(&mut self, recorded: Option<BackRank>) -> Option<StartArray> {
         let headers = &self.reading.headers;
         let setup_tag = headers.get(Known::SetUp);
         let setup_one = setup_tag.is_some_and(|tag| self.value_is(tag, "1"));
-        // With SetUp "1", `validate` reports the missing FEN.
-        let problem = if setup_one {
-            Problem::Finding(Code::SetupWithoutFen)
-        } else {
-            Problem::FenMissing
-        };
+        let problem = Problem::Finding(Code::FenMissing);
         // A start left unrepaired is told on the line of its record.
         let record = headers
             .ids()
@@ -150,7 +141,7 @@ impl<'a> GameFix<'a> {
             .map(|id| id.tag)
             .or(headers.get(Known::Opening))
             .map_or(self.game.range.start, |tag| self.batch.tags[tag].name.start);
-        let Recorded::One(rank) = recorded else {
+        let Some(rank) = recorded else {
             self.left_at(problem, record);
             return None;
         };
@@ -180,7 +171,7 @@ impl<'a> GameFix<'a> {
                 problem,
             );
         }
-        self.resolve(&[Code::SetupWithoutFen, Code::IdMismatch]);
+        self.resolve(&[Code::FenMissing, Code::SetupWithoutFen, Code::IdMismatch]);
         Some(start)
     }
 

@@ -111,7 +111,7 @@ impl fmt::Display for VariantNameError {
 impl std::error::Error for VariantNameError {}
 
 /// What a repair removes, or what a finding left is: a `validate` code,
-/// or one of the three things `fix` repairs that `validate` does not
+/// or one of the two things `fix` repairs that `validate` does not
 /// report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Problem {
@@ -119,12 +119,6 @@ pub enum Problem {
     Finding(Code),
     /// A Chess960 game without a `Chess960Id` tag: `tag` adds it.
     IdMissing,
-    /// No `FEN` tag and no `SetUp "1"`, in a game that names Chess960 or
-    /// carries an id tag, which records a start other than the standard
-    /// array in an id tag or in `Opening`: readers start it from the
-    /// standard array. (With `SetUp "1"`, `validate` reports
-    /// `setup_without_fen`.)
-    FenMissing,
     /// A start array's `FEN` whose castling field is not in the notation
     /// asked for with `--castling`.
     CastlingNotation,
@@ -132,17 +126,16 @@ pub enum Problem {
 
 /// How many codes `validate` has.
 const CODES: usize = Code::ALL.len();
-/// How many problems there are: the codes and `fix`'s own three.
-const PROBLEMS: usize = CODES + 3;
+/// How many problems there are: the codes and `fix`'s own two.
+const PROBLEMS: usize = CODES + 2;
 
 impl Problem {
-    /// The stable name: a `validate` code, or `id_missing`, `fen_missing`,
+    /// The stable name: a `validate` code, or `id_missing`,
     /// `castling_notation`.
     pub fn name(self) -> &'static str {
         match self {
             Problem::Finding(code) => code.name(),
             Problem::IdMissing => "id_missing",
-            Problem::FenMissing => "fen_missing",
             Problem::CastlingNotation => "castling_notation",
         }
     }
@@ -154,8 +147,7 @@ impl Problem {
             // The codes are declared in the order of `Code::ALL`.
             Problem::Finding(code) => code as usize,
             Problem::IdMissing => CODES,
-            Problem::FenMissing => CODES + 1,
-            Problem::CastlingNotation => CODES + 2,
+            Problem::CastlingNotation => CODES + 1,
         }
     }
 
@@ -164,7 +156,6 @@ impl Problem {
         match index.checked_sub(CODES) {
             None => Problem::Finding(Code::ALL[index]),
             Some(0) => Problem::IdMissing,
-            Some(1) => Problem::FenMissing,
             Some(_) => Problem::CastlingNotation,
         }
     }
@@ -342,7 +333,7 @@ mod tests {
             assert_eq!(Problem::at(i).index(), i);
         }
         let mut counts = FixCounts::default();
-        counts.add(Problem::FenMissing, Action::Fixed);
+        counts.add(Problem::CastlingNotation, Action::Fixed);
         counts.add(Problem::Finding(Code::IdMismatch), Action::Fixed);
         counts.add(Problem::Finding(Code::DoubleFrc), Action::Left);
         let mut more = counts;
@@ -352,7 +343,7 @@ mod tests {
             fixed,
             [
                 (Problem::Finding(Code::IdMismatch), 2),
-                (Problem::FenMissing, 2)
+                (Problem::CastlingNotation, 2)
             ]
         );
         assert_eq!((more.repairs(), more.findings_left()), (4, 2));

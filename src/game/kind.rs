@@ -19,9 +19,10 @@ pub enum Kind {
     /// A set-up position (a FEN that is no start array), or a `Variant`
     /// naming another game (Antichess, Crazyhouse, ...).
     Other,
-    /// A `FEN` tag whose placement cannot be read, `FEN` tags that give
-    /// different positions, or a tag section too long to read whole: the
-    /// start is not known.
+    /// The start is not known: a `FEN` tag whose placement cannot be read,
+    /// `FEN` tags that give different positions, a tag section too long to
+    /// read whole, or no `FEN` tag where an id tag or a back rank in
+    /// `Opening` records a start other than the standard array.
     Unreadable,
 }
 

@@ -7,14 +7,20 @@
 //! - `variant`: what the `Variant` tag names;
 //! - `start`: where the game starts, from its `FEN` tags;
 //! - `recorded`: what else a game records about its start (id tags, a
-//!   back rank in `Opening`), for a game without a `FEN`;
+//!   back rank in `Opening`), for a game without a `FEN`: when it names
+//!   another start than the standard array, the start is unknown
+//!   ([`Start::FenMissing`]), never assumed;
 //! - `kind`: the vocabulary, [`Kind`], that summaries, `filter` and
 //!   `games` use.
 //!
 //! The rules: a `Variant` naming another game makes it [`Kind::Other`],
 //! whatever its FEN; otherwise the start decides, and a game is a Chess960
 //! game when its `Variant` names Chess960 or its start array is one of the
-//! 959 other than 518.
+//! 959 other than 518. A game whose start is unknown (a `FEN` that does
+//! not read, `FEN` tags in conflict, or no `FEN` where the game records
+//! another start than the standard array) is [`Kind::Unreadable`]: it has
+//! no number, so `tag` leaves its id tags as they are, `stats` does not
+//! count it and `filter --position` does not select it.
 
 mod headers;
 mod kind;
@@ -24,7 +30,7 @@ mod variant;
 
 pub use headers::{Headers, IdTag, Known, is_named, tag_value};
 pub use kind::{Kind, KindCounts, UnknownKind};
-pub use recorded::{Recorded, plain_number};
+pub use recorded::{Recorded, StartRecord, plain_number};
 pub use start::Start;
 pub use variant::{CHESS960_NAMES, COMMON_SPELLINGS, STANDARD_NAMES, Variant, fold};
 
@@ -70,7 +76,10 @@ impl Reading {
         } else if variant == Variant::Other {
             Start::NotChess
         } else {
-            start::read_start(batch, &headers)
+            match start::read_start(batch, &headers) {
+                Start::NoFen => recorded::start_without_fen(batch, &headers, variant),
+                start => start,
+            }
         };
         let kind = kind_of(&start, variant);
         Reading {
@@ -108,7 +117,10 @@ fn kind_of(start: &Start, variant: Variant) -> Kind {
     let chess960 = |rank: BackRank| variant.is_chess960() || rank != BackRank::STANDARD;
     match start {
         Start::NotChess => Kind::Other,
-        Start::BadFen { .. } | Start::Conflict { .. } | Start::TagsIncomplete => Kind::Unreadable,
+        Start::BadFen { .. }
+        | Start::Conflict { .. }
+        | Start::TagsIncomplete
+        | Start::FenMissing { .. } => Kind::Unreadable,
         Start::NoFen if variant.is_chess960() => Kind::Chess960,
         Start::NoFen => Kind::Standard,
         Start::Array(StartArray::Chess960(rank)) if chess960(*rank) => Kind::Chess960,

@@ -5,15 +5,17 @@
 //! A game with a `FEN` starts where the `FEN` says, and these only have
 //! to agree with it. A game without one starts, for every reader, from
 //! the standard array; when it names Chess960 (or carries an id tag) and
-//! records another start here, its `FEN` is missing: `fix` adds it from
-//! this record, and `validate` judges its id tags by one reading of them.
+//! records another start here, that assumption is no fact: its start is
+//! unknown ([`Start::FenMissing`]), so no command counts it under 518 or
+//! rewrites its record, `validate` reports it (`fen_missing`) and `fix`
+//! adds the `FEN` of the recorded start.
 
 use std::ops::RangeInclusive;
 
 use crate::position::BackRank;
 use crate::split::Batch;
 
-use super::{IdTag, Known, Reading, Start, tag_value};
+use super::{Headers, IdTag, Known, Reading, Start, Variant, tag_value};
 
 impl IdTag {
     /// The tag's name: `Chess960Id` or `Chess960Fritz9Id`.
@@ -86,16 +88,88 @@ pub enum Recorded {
     Disagree,
 }
 
+/// One record of a game's start: a tag, and the back rank it names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StartRecord {
+    /// The tag (an id tag, or `Opening`), an index into [`Batch::tags`].
+    pub tag: usize,
+    /// The back rank its value names.
+    pub rank: BackRank,
+}
+
+/// Every record of the start of a game without a `FEN` tag, when it names
+/// Chess960 or carries an id tag: its id tags' numbers, in order, then the
+/// back rank in its `Opening` tag (eight letters of `KQRBN`, in either
+/// case). A malformed id records nothing.
+fn records(batch: &Batch, headers: &Headers, variant: Variant) -> Vec<StartRecord> {
+    let ids = headers.ids();
+    let asks = variant.is_chess960() || !ids.is_empty();
+    if !headers.fens().is_empty() || !asks {
+        return Vec::new();
+    }
+    let opening = headers.get(Known::Opening).and_then(|tag| {
+        let value = tag_value(batch, &batch.tags[tag]);
+        let rank = BackRank::from_ascii(value.trim_ascii()).ok()?;
+        Some(StartRecord { tag, rank })
+    });
+    ids.iter()
+        .filter_map(|id| {
+            let rank = id.back_rank(batch)?;
+            Some(StartRecord { tag: id.tag, rank })
+        })
+        .chain(opening)
+        .collect()
+}
+
+/// What the records say, together.
+fn agreed(records: &[StartRecord]) -> Recorded {
+    let Some(first) = records.first() else {
+        return Recorded::Nothing;
+    };
+    if records.iter().all(|record| record.rank == first.rank) {
+        Recorded::One(first.rank)
+    } else {
+        Recorded::Disagree
+    }
+}
+
+/// The start of a game without a `FEN` tag: the standard array, unless its
+/// records name another start (or disagree), which leaves it unknown.
+pub(super) fn start_without_fen(batch: &Batch, headers: &Headers, variant: Variant) -> Start {
+    // The usual game without a FEN (standard chess) has no record: no work.
+    if !variant.is_chess960() && headers.ids().is_empty() {
+        return Start::NoFen;
+    }
+    match agreed(&records(batch, headers, variant)) {
+        Recorded::Nothing => Start::NoFen,
+        Recorded::One(rank) if rank == BackRank::STANDARD => Start::NoFen,
+        Recorded::One(rank) => Start::FenMissing {
+            recorded: Some(rank),
+        },
+        Recorded::Disagree => Start::FenMissing { recorded: None },
+    }
+}
+
 impl Reading {
+    /// Every record of this game's start besides a `FEN` tag (see
+    /// [`Reading::recorded_start`]), in order: the id tags, then `Opening`.
+    pub fn start_records(&self, batch: &Batch) -> Vec<StartRecord> {
+        match self.start {
+            Start::NoFen | Start::FenMissing { .. } => records(batch, &self.headers, self.variant),
+            _ => Vec::new(),
+        }
+    }
+
     /// The start this game records without a `FEN` tag: the back ranks its
     /// id tags' numbers name, and the back rank in its `Opening` tag (eight
     /// letters of `KQRBN`, in either case), when it has no `FEN` tag and
-    /// names Chess960 or carries an id tag.
+    /// names Chess960 or carries an id tag. A record of another start than
+    /// the standard array makes the start unknown ([`Start::FenMissing`]).
     ///
     /// # Example
     ///
     /// ```
-    /// use pgn960::game::{Reading, Recorded};
+    /// use pgn960::game::{Kind, Reading, Recorded, Start};
     /// use pgn960::split::GameReader;
     ///
     /// let pgn = b"[Variant \"Chess960\"]\n[Opening \"NBRKQRBN\"]\n\n1. e4 *\n";
@@ -103,30 +177,12 @@ impl Reading {
     /// let reading = Reading::of(&batch, &batch.games[0]);
     /// let Recorded::One(rank) = reading.recorded_start(&batch) else { panic!() };
     /// assert_eq!(rank.to_string(), "NBRKQRBN");
+    /// assert_eq!(reading.start, Start::FenMissing { recorded: Some(rank) });
+    /// assert_eq!((reading.kind, reading.id(true)), (Kind::Unreadable, None));
     /// # Ok::<_, std::io::Error>(())
     /// ```
     pub fn recorded_start(&self, batch: &Batch) -> Recorded {
-        let ids = self.headers.ids();
-        let asks = self.variant.is_chess960() || !ids.is_empty();
-        if self.start != Start::NoFen || !asks {
-            return Recorded::Nothing;
-        }
-        let opening = self.headers.get(Known::Opening).and_then(|tag| {
-            let value = tag_value(batch, &batch.tags[tag]);
-            BackRank::from_ascii(value.trim_ascii()).ok()
-        });
-        let mut ranks = ids
-            .iter()
-            .filter_map(|id| id.back_rank(batch))
-            .chain(opening);
-        let Some(first) = ranks.next() else {
-            return Recorded::Nothing;
-        };
-        if ranks.all(|rank| rank == first) {
-            Recorded::One(first)
-        } else {
-            Recorded::Disagree
-        }
+        agreed(&self.start_records(batch))
     }
 }
 

@@ -1,5 +1,6 @@
 //! Where a game starts, from its `FEN` tags, by one rule for every
-//! command: no `FEN` tag means the standard array; a `FEN` tag is read
+//! command: no `FEN` tag means the standard array (unless the game records
+//! another start, see `recorded`); a `FEN` tag is read
 //! with either castling notation, and a lone board part is read too; two
 //! `FEN` tags must give the same position (placement, side to move,
 //! castling rights and en passant square, where both give them).
@@ -16,6 +17,15 @@ use super::headers::{Headers, tag_value};
 pub enum Start {
     /// No `FEN` tag: the standard array.
     NoFen,
+    /// No `FEN` tag, but the game records a start other than the standard
+    /// array (an id tag's number, a back rank in `Opening`): readers would
+    /// start it from the standard array, which is not its start, and no
+    /// `FEN` says which it is. The start is unknown; `fix` adds the `FEN`
+    /// of the recorded start.
+    FenMissing {
+        /// The start the records name, `None` when they disagree.
+        recorded: Option<BackRank>,
+    },
     /// A start array: a Chess960 one (518 included) or a Double FRC pair.
     Array(StartArray),
     /// A board with the shape of a start array whose back ranks break a
@@ -56,7 +66,10 @@ pub enum Start {
 
 impl Start {
     /// Whether the start is known: not an unreadable `FEN`, `FEN` tags in
-    /// conflict, or tags not all read.
+    /// conflict, or tags not all read. A start recorded without a `FEN`
+    /// ([`Start::FenMissing`]) counts as known here, by its record, which
+    /// `fix` turns into a `FEN` and `validate` checks the ids against; it
+    /// has no position to replay from until then.
     pub fn is_known(&self) -> bool {
         !matches!(
             self,

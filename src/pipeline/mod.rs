@@ -120,7 +120,7 @@ where
     std::thread::scope(|scope| {
         let chunks = read_ahead(scope, source, &stop);
         let games = config.set_up(GameReader::from_buf_read(chunks));
-        run_games(games, config, &stop, work, consume)
+        run_games(games, config, &stop, Text::Any, work, consume)
     })
 }
 
@@ -142,13 +142,20 @@ where
     let stop = Stop::default();
     let chunks = read_ahead_detached(source, &stop).map_err(PipelineError::Read)?;
     let games = config.set_up(GameReader::from_buf_read(chunks));
-    run_games(games, config, &stop, work, consume)
+    run_games(games, config, &stop, Text::Pgn, work, consume)
 }
 
 /// As [`run`], for an opened input: a mapped file is split straight from
 /// memory, its batches stretches of the map rather than copies, without a
 /// read-ahead thread, and (with two threads or more, when it is longer
 /// than 2 MiB) on several threads at once; a stream is read ahead.
+///
+/// An opened input is PGN text ([`crate::input::open`] refused what is
+/// not, by its first bytes): a NUL byte further on ends the run as a read
+/// error at that byte, every game before the one that holds it consumed,
+/// however the batches were cut (so at any thread count), and none after.
+/// Each worker looks for one in its batch, so the check costs the run no
+/// time on the splitting thread.
 ///
 /// # Errors
 ///
@@ -194,12 +201,13 @@ where
         Reader::Stream(stream) => return run_stream(stream, config, work, consume),
     };
     let (map, at, read) = mapped.into_parts();
+    let stop = &Stop::default();
     if config.threads >= 2 && map.len() - at >= stretch.saturating_mul(2) {
         let chain = Chain::new(map, at, read, config, stretch);
-        run_games(chain, config, &Stop::default(), work, consume)
+        run_games(chain, config, stop, Text::Pgn, work, consume)
     } else {
         let games = config.set_up(GameReader::from_mapped(map, at, read));
-        run_games(games, config, &Stop::default(), work, consume)
+        run_games(games, config, stop, Text::Pgn, work, consume)
     }
 }
 
@@ -232,13 +240,26 @@ impl BatchSource for Chain {
     }
 }
 
-/// What a worker sends back: the batch, its result (or the message of the
-/// panic that took its place) and, when asked, its lines.
+/// What a worker sends back: the batch (cut before the game that holds a
+/// NUL byte, when it is PGN text and holds one), its result (or the
+/// message of the panic that took its place), where the NUL byte was, the
+/// batch's cost in the budget and, when asked, its lines.
 struct Done<T> {
     seq: u64,
     batch: Batch,
     result: Result<T, String>,
+    nul: Option<usize>,
+    cost: usize,
     lines: Option<BatchLines>,
+}
+
+/// What the bytes of a run may be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Text {
+    /// Anything: the caller's bytes, split as they come.
+    Any,
+    /// PGN text, which holds no NUL byte: one ends the run as a read error.
+    Pgn,
 }
 
 /// As [`run`], with the batches of `games`: a [`GameReader`] set up by
@@ -248,6 +269,7 @@ fn run_games<S, T, E, W, C>(
     mut games: S,
     config: PipelineConfig,
     stop: &Stop,
+    text: Text,
     work: W,
     mut consume: C,
 ) -> Result<(), PipelineError<E>>
@@ -298,6 +320,17 @@ where
                         }
                         let tx = result_tx.clone();
                         jobs.spawn_fifo(move |_| {
+                            let cost = batch_cost(&batch);
+                            // PGN text ends before the game that holds a
+                            // NUL byte, wherever the batches were cut.
+                            let mut batch = batch;
+                            let nul = match text {
+                                Text::Any => None,
+                                Text::Pgn => memchr::memchr(0, &batch.data),
+                            };
+                            if let Some(at) = nul {
+                                batch.truncate_before(at);
+                            }
                             // A bug in the work must end the run, not
                             // leave the consumer waiting for this batch.
                             let result = panic::catch_unwind(AssertUnwindSafe(|| work(&batch)))
@@ -307,6 +340,8 @@ where
                                 seq,
                                 batch,
                                 result,
+                                nul,
+                                cost,
                                 lines,
                             });
                         });
@@ -358,13 +393,22 @@ fn consume_in_order<T, E>(
     let mut pending = BTreeMap::new();
     let mut next = 0u64;
     let mut lines = LinePlacer::default();
+    // Bytes of the batches consumed so far: where the next one begins.
+    let mut offset = 0u64;
     for done in results {
         let result = done.result.map_err(PipelineError::Panic)?;
-        pending.insert(done.seq, (done.batch, result, done.lines));
-        while let Some((mut batch, result, counted)) = pending.remove(&next) {
-            let cost = batch_cost(&batch);
+        pending.insert(
+            done.seq,
+            (done.batch, result, done.nul, done.cost, done.lines),
+        );
+        while let Some((mut batch, result, nul, cost, counted)) = pending.remove(&next) {
             batch.first_line = counted.map(|counted| lines.place(counted));
             consume(&batch, result).map_err(PipelineError::Consume)?;
+            if let Some(at) = nul {
+                let at = offset + at as u64;
+                return Err(PipelineError::Read(crate::input::nul_byte_at(at)));
+            }
+            offset += batch.data.len() as u64;
             let _ = spare.send(batch.data);
             budget.give_back(cost);
             next += 1;

@@ -168,6 +168,31 @@ impl Batch {
             .get_or_init(|| count_line_ends(&self.data, 0, self.data.len(), false))
     }
 
+    /// Keeps only the games that end at or before byte `at` (and the
+    /// continuation bytes before them, when `at` is past those): the
+    /// batch as it would be had its bytes ended before the game that holds
+    /// byte `at`. For a reading that must stop there (a NUL byte, no PGN).
+    pub(crate) fn truncate_before(&mut self, at: usize) {
+        let kept = self
+            .games
+            .iter()
+            .take_while(|game| game.range.end <= at)
+            .count();
+        self.games.truncate(kept);
+        let end = match self.games.last() {
+            Some(game) => game.range.end,
+            None if at >= self.continuation => self.continuation,
+            None => {
+                self.continuation = 0;
+                0
+            }
+        };
+        self.tags
+            .truncate(self.games.last().map_or(0, |game| game.tags.end));
+        self.data.truncate(end);
+        self.line_ends = OnceLock::new();
+    }
+
     /// Notes the batch's line ends, counted by whoever reads all its lines
     /// anyway ([`LineCounter::line_ends`](crate::split::LineCounter::line_ends)
     /// over `data`).
@@ -212,6 +237,14 @@ impl BatchData {
     pub(crate) fn release_pages(&self, released: &mut usize) {
         if let Data::Mapped { map, range } = &self.0 {
             release_pages(map, released, range.end);
+        }
+    }
+
+    /// Keeps the first `len` bytes.
+    fn truncate(&mut self, len: usize) {
+        match &mut self.0 {
+            Data::Owned(bytes) => bytes.truncate(len),
+            Data::Mapped { range, .. } => range.end = range.start + len.min(range.len()),
         }
     }
 

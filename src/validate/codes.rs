@@ -71,6 +71,8 @@ codes! {
         "A FEN whose position cannot be played from (a king missing, pawns on a back rank, the side not to move in check).";
     SetupWithoutFen => "setup_without_fen", Error,
         "SetUp \"1\" and no FEN tag.";
+    FenMissing => "fen_missing", Error,
+        "No FEN tag, but a Chess960Id, Chess960Fritz9Id or a back rank in Opening records a start other than the standard array (or records disagree): readers start the game from the standard array, so its start is unknown (kind unreadable) until fix adds the FEN.";
     IllegalBackRank => "illegal_back_rank", Error,
         "Both back ranks hold eight pieces behind full pawn rows, but break a Chess960 rule.";
     CastlingRightsInvalid => "castling_rights_invalid", Error,

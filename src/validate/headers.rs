@@ -116,11 +116,14 @@ impl GameCheck<'_> {
     }
 
     /// Each `Chess960Id` (`Chess960Fritz9Id`) must be the number of the
-    /// game's start array. Not checked when the start is unknown.
+    /// game's start array. Not checked when the start is unknown, except
+    /// that a start recorded without a `FEN` (which the ids name, and
+    /// `fen_missing` tells) still needs well-formed numbers.
     pub(super) fn check_ids(&mut self) {
         if !self.reading.start.is_known() {
             return;
         }
+        let recorded = matches!(self.reading.start, Start::FenMissing { .. });
         let array = self.start_array();
         for id in self.reading.headers.ids().to_vec() {
             let (name, range) = (id.name(), id.numbers());
@@ -134,6 +137,9 @@ impl GameCheck<'_> {
                 self.report_at_tag(Some(id.tag), Code::IdMalformed, message);
                 continue;
             };
+            if recorded {
+                continue;
+            }
             let Some(StartArray::Chess960(rank)) = array else {
                 let what = match array {
                     Some(StartArray::DoubleFrc { .. }) => "a Double FRC game",

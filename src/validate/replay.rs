@@ -156,8 +156,9 @@ impl<'a> GameCheck<'a> {
 
     /// Replays the mainline, unless the start is unknown.
     pub(super) fn replay(&mut self, first_fen: Option<&FirstFen>, options: ValidateOptions) {
-        if !self.reading.start.is_known() {
-            return;
+        if !self.reading.start.is_known() || matches!(self.reading.start, Start::FenMissing { .. })
+        {
+            return; // no start to replay from
         }
         if self.game.continued {
             // The splitter hands an oversized game out in pieces; replaying

@@ -1,9 +1,10 @@
 //! Checks of the start: each `FEN` tag as text, and the start the game's
-//! reading found in them (conflicts, illegal back ranks, Double FRC, and
-//! what a start array's other fields say).
+//! reading found in them (conflicts, illegal back ranks, Double FRC, a
+//! start recorded without a `FEN`, and what a start array's other fields
+//! say).
 
-use crate::game::{Start, tag_value};
-use crate::position::{FenProblem, FenRead, StartArray, read_fen};
+use crate::game::{Known, Start, StartRecord, tag_value};
+use crate::position::{BackRank, FenProblem, FenRead, StartArray, read_fen};
 
 use super::headers::lossy;
 use super::{Code, GameCheck};
@@ -103,12 +104,60 @@ impl GameCheck<'_> {
                     self.check_start_fields(fen);
                 }
             }
+            Start::FenMissing { recorded } => self.check_fen_missing(*recorded),
             Start::NoFen
             | Start::SetUp
             | Start::NotChess
             | Start::BadFen { .. }
             | Start::TagsIncomplete => {}
         }
+    }
+
+    /// A game without a `FEN` whose records name another start than the
+    /// standard array: told on the line of its first id tag (else of
+    /// `Opening`), with what each record says.
+    fn check_fen_missing(&mut self, recorded: Option<BackRank>) {
+        let records = self.reading.start_records(self.batch);
+        let named = |record: &StartRecord| {
+            let name = lossy(self.batch.name(&self.batch.tags[record.tag])).into_owned();
+            format!("{name} {:?}", self.value_text(record.tag).trim())
+        };
+        let message = match recorded {
+            Some(rank) => {
+                let tags: Vec<String> = records.iter().map(named).collect();
+                format!(
+                    "no FEN tag, but {} {} the start {rank} (number {}); \
+                     readers will start the game from the standard array",
+                    tags.join(" and "),
+                    if tags.len() == 1 { "records" } else { "record" },
+                    rank.scharnagl()
+                )
+            }
+            None => {
+                let said: Vec<String> = records
+                    .iter()
+                    .map(|record| {
+                        format!(
+                            "{} ({}, number {})",
+                            named(record),
+                            record.rank,
+                            record.rank.scharnagl()
+                        )
+                    })
+                    .collect();
+                format!(
+                    "no FEN tag, and the game's records of its start disagree: {}",
+                    said.join(", ")
+                )
+            }
+        };
+        let headers = &self.reading.headers;
+        let at = headers
+            .ids()
+            .first()
+            .map(|id| id.tag)
+            .or(headers.get(Known::Opening));
+        self.report_at_tag(at, Code::FenMissing, message);
     }
 
     /// A start array's FEN should give White to move, every castling right
