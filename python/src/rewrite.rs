@@ -32,7 +32,73 @@ use crate::inputs::{Input, config, inputs, interrupted, names, os_error, run_err
 /// The file being written, until it replaces `dst`.
 struct Output {
     dst: PathBuf,
-    encoder: Encoder<'static, BufWriter<NamedTempFile>>,
+    encoder: Joined<Encoder<'static, BufWriter<NamedTempFile>>>,
+}
+
+/// A stream that several inputs are written to one after another, as the
+/// CLI joins them: after an input whose last line has no line ending, a
+/// line ending and an empty line in that input's style (its last `\r\n`,
+/// `\n` or lone `\r`; `\n` when it has none) before the next input's
+/// bytes; one input alone goes through byte for byte.
+struct Joined<W> {
+    inner: W,
+    /// The last byte written, and the last line ending.
+    last: Option<u8>,
+    ending: &'static [u8],
+    /// An input ended since the last byte written.
+    between: bool,
+}
+
+impl<W: Write> Joined<W> {
+    fn new(inner: W) -> Joined<W> {
+        Joined {
+            inner,
+            last: None,
+            ending: b"\n",
+            between: false,
+        }
+    }
+
+    fn note(&mut self, bytes: &[u8]) {
+        let Some(&last) = bytes.last() else {
+            return;
+        };
+        if let Some(at) = bytes.iter().rposition(|&b| b == b'\n' || b == b'\r') {
+            let before = if at == 0 {
+                self.last
+            } else {
+                Some(bytes[at - 1])
+            };
+            self.ending = match bytes[at] {
+                b'\n' if before == Some(b'\r') => b"\r\n",
+                b'\n' => b"\n",
+                _ => b"\r",
+            };
+        }
+        self.last = Some(last);
+    }
+}
+
+impl<W: Write> Write for Joined<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.between && !buf.is_empty() {
+            self.between = false;
+            if !matches!(self.last, Some(b'\n' | b'\r') | None) {
+                let ending = self.ending;
+                self.inner.write_all(ending)?;
+                self.inner.write_all(ending)?;
+                self.note(ending);
+                self.note(ending);
+            }
+        }
+        let n = self.inner.write(buf)?;
+        self.note(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 impl Output {
@@ -72,7 +138,7 @@ impl Output {
             .map_err(|err| os_error(&name, &err))?;
         Ok(Output {
             dst: dst.to_path_buf(),
-            encoder,
+            encoder: Joined::new(encoder),
         })
     }
 
@@ -89,7 +155,7 @@ impl Output {
     fn finish(self) -> PyResult<()> {
         let dst = self.dst;
         let fail = |err: &io::Error| Output::error(&dst, err);
-        let buffered = self.encoder.finish().map_err(|err| fail(&err))?;
+        let buffered = self.encoder.inner.finish().map_err(|err| fail(&err))?;
         let temporary = buffered.into_inner().map_err(|err| fail(err.error()))?;
         temporary.as_file().sync_all().map_err(|err| fail(&err))?;
         temporary.persist(&dst).map_err(|err| fail(&err.error))?;
@@ -120,6 +186,7 @@ fn write_all<T: Send>(
                     .map_err(|err| Output::error(&dst, &err))
             })
             .map_err(|err| run_error(&name, err))?;
+            output.encoder.between = true;
         }
         output.finish()
     })
