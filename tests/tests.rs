@@ -1,6 +1,7 @@
 //! The single integration-test binary (`autotests = false`); one module per area.
 
 mod boundaries;
+mod bugs;
 mod cli_position;
 mod common;
 mod docs;

@@ -238,6 +238,12 @@ pub fn run_input<T: Send, E>(
     mut consume: impl FnMut(&Batch, T) -> Result<(), E>,
 ) -> Result<(), PipelineError<E>> {
     let raw_read = Arc::clone(&opened.raw_read);
+    let work = |batch: &Batch| {
+        if super::bug::planted("worker") {
+            panic!("planted by PGN960_PLANT_PANIC");
+        }
+        work(batch)
+    };
     let result = pipeline::run_reader(opened.reader, config, work, |batch, result| {
         progress.update(&raw_read, batch.games.len());
         consume(batch, result)

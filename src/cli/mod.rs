@@ -2,6 +2,7 @@
 //! mapping from library results to exit codes and one-line error messages.
 
 mod archive;
+mod bug;
 mod completions;
 mod draw;
 mod filter;
@@ -69,14 +70,36 @@ enum Command {
 /// Parses arguments, runs the subcommand and turns its outcome into an exit code.
 ///
 /// A command returns its own exit code on success; any error is printed as
-/// one line (with its cause chain) and ends with [`EXIT_ERROR`]. A broken
-/// pipe (`pgn960 tag big.pgn | head`) is a normal, quiet end.
+/// one line (with its cause chain) and ends with [`EXIT_ERROR`], and so is
+/// a bug (a panic, on any thread: see [`bug`]). A broken pipe
+/// (`pgn960 tag big.pgn | head`) is a normal, quiet end.
 pub fn run() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => return argument_error(&err),
     };
-    let result = match cli.command {
+    bug::install_hook();
+    let result = bug::run_caught(|| dispatch(cli.command));
+    match result {
+        Ok(Ok(code)) => ExitCode::from(code),
+        Ok(Err(err)) if is_broken_pipe(&err) => ExitCode::from(EXIT_OK),
+        Ok(Err(err)) => {
+            let _ = writeln!(io::stderr(), "pgn960: {err:#}");
+            ExitCode::from(EXIT_ERROR)
+        }
+        Err(bug) => {
+            let _ = writeln!(io::stderr(), "pgn960: {bug}");
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}
+
+/// Runs one command.
+fn dispatch(command: Command) -> anyhow::Result<u8> {
+    if bug::planted("main") {
+        panic!("planted by PGN960_PLANT_PANIC");
+    }
+    match command {
         Command::Id(args) => id::run(args),
         Command::Pos(args) => pos::run(args),
         Command::Table(args) => table::run(args),
@@ -90,14 +113,6 @@ pub fn run() -> ExitCode {
         Command::Filter(args) => filter::run(args),
         Command::Completions(args) => completions::run(args),
         Command::Man(args) => man::run(args),
-    };
-    match result {
-        Ok(code) => ExitCode::from(code),
-        Err(err) if is_broken_pipe(&err) => ExitCode::from(EXIT_OK),
-        Err(err) => {
-            let _ = writeln!(io::stderr(), "pgn960: {err:#}");
-            ExitCode::from(EXIT_ERROR)
-        }
     }
 }
 
