@@ -18,6 +18,7 @@ mod in_place;
 mod meaning;
 mod numbering;
 mod outputs;
+mod ply_count;
 mod samples;
 mod shell;
 mod stats;

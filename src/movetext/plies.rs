@@ -56,7 +56,6 @@ struct Masks {
 }
 
 /// Classifies one byte into `masks` at bit `i`.
-#[cfg(any(not(target_arch = "x86_64"), test))]
 #[inline(always)]
 fn classify_byte(masks: &mut Masks, i: usize, b: u8) {
     let bit = |hit: bool| u64::from(hit) << i;
@@ -71,8 +70,8 @@ fn classify_byte(masks: &mut Masks, i: usize, b: u8) {
     masks.digit |= bit(b.is_ascii_digit());
 }
 
-/// The masks of a block, a byte at a time.
-#[cfg(any(not(target_arch = "x86_64"), test))]
+/// The masks of a block, a byte at a time: the count's masks where the CPU
+/// is not x86_64, and on every CPU the tests' reference.
 fn masks_scalar(chunk: &[u8; BLOCK]) -> Masks {
     let mut masks = Masks::default();
     for (i, &b) in chunk.iter().enumerate() {
@@ -81,17 +80,36 @@ fn masks_scalar(chunk: &[u8; BLOCK]) -> Masks {
     masks
 }
 
-#[cfg(not(target_arch = "x86_64"))]
-fn masks(chunk: &[u8; BLOCK]) -> Masks {
-    masks_scalar(chunk)
-}
+/// Which masks a count reads: a const parameter of [`count_plies_with`],
+/// so that every way is compiled, and the tests run each on any CPU that
+/// has its instructions.
+type MaskWay = u8;
+/// A byte at a time ([`masks_scalar`]); only the tests count this way by
+/// name (elsewhere than x86_64 [`SSE2`] counts a byte at a time).
+#[cfg_attr(not(test), expect(dead_code, reason = "the tests' way"))]
+const SCALAR: MaskWay = 0;
+/// SSE2, 16 bytes a compare (x86_64 only; elsewhere the scalar masks).
+const SSE2: MaskWay = 1;
+/// AVX-512BW, 64 bytes a compare (x86_64 only, and only ever inlined into
+/// [`count_plies_wide`], compiled for it).
+const AVX512: MaskWay = 2;
 
-#[cfg(target_arch = "x86_64")]
-#[inline]
-fn masks(chunk: &[u8; BLOCK]) -> Masks {
-    // SAFETY: SSE2 is part of the x86_64 baseline, so every x86_64 CPU
-    // runs `masks_sse2`.
-    unsafe { masks_sse2(chunk) }
+/// The masks of a block, the way `WAY` names.
+#[inline(always)]
+fn masks<const WAY: MaskWay>(chunk: &[u8; BLOCK]) -> Masks {
+    #[cfg(target_arch = "x86_64")]
+    match WAY {
+        // SAFETY: a count with these masks runs only in
+        // `count_plies_wide`, on a CPU that has AVX-512BW (asked before
+        // it is called).
+        AVX512 => unsafe { masks_avx512(chunk) },
+        // SAFETY: SSE2 is part of the x86_64 baseline, so every x86_64
+        // CPU runs `masks_sse2`.
+        SSE2 => unsafe { masks_sse2(chunk) },
+        _ => masks_scalar(chunk),
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    masks_scalar(chunk)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -317,7 +335,7 @@ pub(super) fn count_plies(text: &[u8]) -> Option<u32> {
         // SAFETY: the CPU has every feature `count_plies_wide` is built for.
         return unsafe { count_plies_wide(text) };
     }
-    count_plies_with::<false>(text)
+    count_plies_with::<SSE2>(text)
 }
 
 /// Whether this CPU has AVX-512BW, and with it what the count compiled
@@ -337,13 +355,12 @@ fn has_wide_masks() -> bool {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw,popcnt,bmi1,bmi2")]
 fn count_plies_wide(text: &[u8]) -> Option<u32> {
-    count_plies_with::<true>(text)
+    count_plies_with::<AVX512>(text)
 }
 
-/// The count, with the masks of AVX-512BW when `WIDE` (only ever inlined
-/// into [`count_plies_wide`]), else with those of [`masks`].
+/// The count, with the masks `WAY` names ([`masks`]).
 #[inline(always)]
-fn count_plies_with<const WIDE: bool>(text: &[u8]) -> Option<u32> {
+fn count_plies_with<const WAY: MaskWay>(text: &[u8]) -> Option<u32> {
     let mut plies = 0u32;
     let mut at = 0;
     // Whether a word may start at `text[at]`: the last byte before it that
@@ -362,16 +379,7 @@ fn count_plies_with<const WIDE: bool>(text: &[u8]) -> Option<u32> {
                 &chunk
             }
         };
-        #[cfg(target_arch = "x86_64")]
-        let m = if WIDE {
-            // SAFETY: `WIDE` is true only where `count_plies_wide`, built
-            // for AVX-512BW, runs this count.
-            unsafe { masks_avx512(block) }
-        } else {
-            masks(block)
-        };
-        #[cfg(not(target_arch = "x86_64"))]
-        let m = masks(block);
+        let m = masks::<WAY>(block);
 
         // The brace comments of the block; one still open at its end is
         // skipped with a search for its `}`.
@@ -453,23 +461,42 @@ mod tests {
             .count() as u32
     }
 
-    /// The count both ways this machine may take it: with the masks of
-    /// AVX-512BW where it has them, and with those of every CPU. The two
-    /// must agree.
+    /// The count every way this CPU can take it: with the scalar masks,
+    /// the SSE2 masks (x86_64) and the AVX-512BW masks where the CPU has
+    /// them, and the way [`count_plies`] picks. All must agree.
     fn counted(text: &[u8]) -> Option<u32> {
-        let narrow = count_plies_with::<false>(text);
+        let scalar = count_plies_with::<SCALAR>(text);
+        let shown = || String::from_utf8_lossy(text).into_owned();
         assert_eq!(
-            count_plies(text),
-            narrow,
-            "{:?}",
-            String::from_utf8_lossy(text)
+            count_plies_with::<SSE2>(text),
+            scalar,
+            "SSE2: {:?}",
+            shown()
         );
-        narrow
+        #[cfg(target_arch = "x86_64")]
+        if has_wide_masks() {
+            // SAFETY: the CPU has every feature `count_plies_wide` is built for.
+            let wide = unsafe { count_plies_wide(text) };
+            assert_eq!(wide, scalar, "AVX-512BW: {:?}", shown());
+        }
+        assert_eq!(count_plies(text), scalar, "{:?}", shown());
+        scalar
+    }
+
+    /// Whether this CPU runs the AVX-512BW masks, said once per test that
+    /// could not check them, so that a run on a CPU without them shows it.
+    fn wide_masks_checked() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if has_wide_masks() {
+            return true;
+        }
+        eprintln!("no AVX-512BW on this CPU: its masks were not run here");
+        false
     }
 
     /// Blocks of the bytes movetext is made of (and some it is not), then
-    /// blocks of one byte each, through `masks` (the SSE2 masks on x86_64)
-    /// and, where this CPU has AVX-512BW, its masks.
+    /// blocks of one byte each, through the SSE2 masks (x86_64) and, where
+    /// this CPU has AVX-512BW, its masks.
     #[test]
     fn vector_masks_agree_with_a_byte_at_a_time() {
         let mut blocks = Vec::new();
@@ -486,18 +513,73 @@ mod tests {
         }
         blocks.extend((0..=255u8).map(|b| [b; BLOCK]));
         for chunk in &blocks {
-            assert_eq!(masks(chunk), masks_scalar(chunk), "{chunk:?}");
+            assert_eq!(masks::<SSE2>(chunk), masks_scalar(chunk), "{chunk:?}");
         }
         #[cfg(target_arch = "x86_64")]
-        if is_x86_feature_detected!("avx512bw") {
+        if wide_masks_checked() {
             for chunk in &blocks {
                 // SAFETY: the CPU has AVX-512BW.
                 let wide = unsafe { masks_avx512(chunk) };
                 assert_eq!(wide, masks_scalar(chunk), "{chunk:?}");
             }
-        } else {
-            eprintln!("no AVX-512BW here: its masks not checked");
         }
+    }
+
+    /// The movetext of real archives: every file of `testdata/` (and, with
+    /// `PGN960_CORPUS`, of the corpus), cut at blank lines, each stretch
+    /// that is not a tag section counted every way this CPU can, and where
+    /// the fast count answers, it is the lexer's.
+    #[test]
+    fn every_way_counts_real_movetext_as_the_lexer() {
+        let mut roots = vec![std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata")];
+        roots.extend(std::env::var_os("PGN960_CORPUS").map(std::path::PathBuf::from));
+        let mut files = Vec::new();
+        while let Some(dir) = roots.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap().map(Result::unwrap) {
+                let path = entry.path();
+                if path.is_dir() {
+                    roots.push(path);
+                } else if path.extension().is_some_and(|e| e == "pgn") {
+                    files.push(path);
+                }
+            }
+        }
+        let (mut texts, mut answered) = (0, 0);
+        for path in &files {
+            let bytes = std::fs::read(path).unwrap();
+            let paragraphs =
+                bytes
+                    .split(|&b| b == b'\n')
+                    .fold(vec![Vec::new()], |mut acc, line| {
+                        let line = line.strip_suffix(b"\r").unwrap_or(line);
+                        if line.iter().all(u8::is_ascii_whitespace) {
+                            acc.push(Vec::new());
+                        } else {
+                            let last = acc.last_mut().unwrap();
+                            last.extend_from_slice(line);
+                            last.push(b'\n');
+                        }
+                        acc
+                    });
+            for text in paragraphs.iter().filter(|t| !t.is_empty() && t[0] != b'[') {
+                texts += 1;
+                if let Some(plies) = counted(text) {
+                    answered += 1;
+                    assert_eq!(
+                        plies,
+                        lexed(text),
+                        "{}: {:?}",
+                        path.display(),
+                        String::from_utf8_lossy(text)
+                    );
+                }
+            }
+        }
+        wide_masks_checked();
+        assert!(
+            texts > 500 && answered > texts / 2,
+            "{answered} of {texts} texts counted"
+        );
     }
 
     /// Comments told at once where braces take turns, one by one where
