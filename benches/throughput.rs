@@ -80,7 +80,11 @@ const READER_REPLAY: &str = "{examples}/baseline_replay {pgn}";
 /// pgn-extract checking every game and writing none (Debian `pgn-extract`).
 const PGN_EXTRACT: &str = "/usr/games/pgn-extract -r -s {small}";
 /// python-chess reading (and replaying) every game (`pip install chess`).
-const PYTHON_CHESS: &str = "python3 {support}/read_games.py {small}";
+const PYTHON_CHESS: &str = "{python} {support}/read_games.py {small}";
+/// The Python module's `pgn960.games()` building the whole table.
+const PYTHON_GAMES: &str = "{python} {support}/python_games.py {pgn}";
+/// python-chess listing every game's tags, skipping its moves.
+const PYTHON_CHESS_HEADERS: &str = "{python} {support}/read_headers.py {pgn}";
 
 /// The speed cases, one line each; the targets are issue 14's. `stats`
 /// and `validate` are measured against single-threaded pgn-reader passes
@@ -94,6 +98,11 @@ const PYTHON_CHESS: &str = "python3 {support}/read_games.py {small}";
 /// (whose replay it runs). The pgn-extract and python-chess rows only
 /// inform:
 /// they run on the small archive, and the ratio is what the README quotes.
+/// The Python module's `games()` (issue 37) must keep within 1.2 times the
+/// command it stands for, and take at most a hundredth of the time of
+/// python-chess's quickest pass over the same archive; those two cases run
+/// with the interpreter `PGN960_PYTHON` names (`python3` by default), into
+/// which the module was built in release mode.
 #[rustfmt::skip]
 const CASES: &[Case] = &[
     case("tag", GREP_EVENTS, "{pgn960} tag -q {pgn} -o /dev/null", Some(0.55)),
@@ -112,6 +121,8 @@ const CASES: &[Case] = &[
     case("validate-python-chess", PYTHON_CHESS, "{pgn960} validate -q {small} --report /dev/null", None),
     case("games-parquet", "{pgn960} stats -q {pgn} -o /dev/null", "{pgn960} games -q {pgn} --format parquet -o /dev/null", Some(1.5)),
     case("games-csv", "{pgn960} stats -q {pgn} -o /dev/null", "{pgn960} games -q {pgn} --format csv -o /dev/null", None),
+    case("python-games", "{pgn960} games -q {pgn} --format parquet -o /dev/null", PYTHON_GAMES, Some(1.2)),
+    case("python-games-python-chess", PYTHON_CHESS_HEADERS, PYTHON_GAMES, Some(0.01)),
 ];
 
 /// A memory case: the peak resident set size of one run of `command` (same
@@ -189,6 +200,8 @@ struct Paths {
     examples: PathBuf,
     dataset: dataset::Dataset,
     scratch: PathBuf,
+    /// The interpreter of the Python cases (`PGN960_PYTHON`, or `python3`).
+    python: PathBuf,
 }
 
 impl Paths {
@@ -233,6 +246,7 @@ impl Paths {
             .replace("{zst}", &show(&self.dataset.zst))
             .replace("{small}", &show(&self.dataset.small))
             .replace("{scratch}", &show(&self.scratch))
+            .replace("{python}", &show(&self.python))
             .replace(
                 "{support}",
                 &show(&Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/support")),
@@ -294,6 +308,8 @@ fn run() -> Result<(), String> {
         examples: profile_dir.join("examples"),
         dataset,
         scratch,
+        python: std::env::var_os("PGN960_PYTHON")
+            .map_or_else(|| PathBuf::from("python3"), PathBuf::from),
     };
 
     let mut report = Report::new(&paths);
@@ -306,6 +322,14 @@ fn run() -> Result<(), String> {
         // The tree is shared with people mid-edit; the other cases still run.
         eprintln!("{err}; skipping the cases that run examples");
         cases.retain(|c| !uses_examples(c));
+    }
+    let uses_python =
+        |c: &&Case| c.candidate.contains("{python}") || c.baseline.contains("{python}");
+    if cases.iter().any(uses_python)
+        && let Err(err) = check_python(&paths.python)
+    {
+        eprintln!("{err}; skipping the Python cases");
+        cases.retain(|c| !uses_python(c));
     }
     // A case that fails (a command changed its flags mid-development) is
     // reported and the run goes on; the exit code tells at the end.
@@ -395,6 +419,27 @@ fn build_examples(target_dir: &Path) -> Result<(), String> {
     } else {
         Err(format!(
             "cargo build --release --examples failed ({status})"
+        ))
+    }
+}
+
+/// Checks that `python` can import the modules the Python cases run:
+/// pgn960's (built with `maturin develop --release`) and python-chess.
+fn check_python(python: &Path) -> Result<(), String> {
+    let output = Command::new(python)
+        .args(["-c", "import pgn960, chess"])
+        .output()
+        .map_err(|err| format!("{}: {err}", python.display()))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} cannot import pgn960 and chess ({})",
+            python.display(),
+            String::from_utf8_lossy(&output.stderr)
+                .lines()
+                .last()
+                .unwrap_or("")
         ))
     }
 }

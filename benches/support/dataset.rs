@@ -126,9 +126,15 @@ fn find_tcec() -> io::Result<PathBuf> {
     if let Some(path) = std::env::var_os("PGN960_TCEC") {
         return Ok(path.into());
     }
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data/real")
-        .join(TCEC);
+    // The corpus where the tests look for it: `PGN960_CORPUS`, else
+    // `../shared/data` beside the checkout.
+    let corpus = std::env::var_os("PGN960_CORPUS")
+        .filter(|dir| !dir.is_empty())
+        .map_or_else(
+            || Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data"),
+            PathBuf::from,
+        );
+    let path = corpus.join("real").join(TCEC);
     if path.is_file() {
         Ok(path)
     } else {
