@@ -307,7 +307,7 @@ page_tests! {
     commands_man: "docs/commands/man.md" runs 1;
     kinds: "docs/kinds.md" runs 0;
     splitting: "docs/splitting.md" runs 0;
-    research: "docs/research.md" runs 4;
+    research: "docs/research.md" runs 5;
     recipes: "docs/recipes.md" runs 16;
     guarantees: "docs/guarantees.md" runs 0;
     codes: "docs/codes.md" runs 0;

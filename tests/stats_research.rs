@@ -50,8 +50,9 @@ const OLD_COLUMNS: [&str; 21] = [
     "expected_white_e9",
 ];
 
-/// The research columns after them, as the issue lists them, then their sums.
-const RESEARCH_COLUMNS: [&str; 11] = [
+/// The research columns after them, their sums, then the columns of
+/// issue 32 and their sums.
+const RESEARCH_COLUMNS: [&str; 17] = [
     "elo_games",
     "white_score_vs_elo",
     "z",
@@ -63,23 +64,59 @@ const RESEARCH_COLUMNS: [&str; 11] = [
     "elo_points_x2",
     "elo_expected_e9",
     "elo_variance_e9",
+    "white_score_wdl_low",
+    "white_score_wdl_high",
+    "white_score_expected",
+    "decisive_games",
+    "white_wins_expected",
+    "rating_bins",
 ];
 
-/// The keys of a `--summary` object, in the issue's order.
-const SUMMARY_KEYS: [&str; 14] = [
+/// The columns of `Row`'s cells, in its order.
+const ROW_CELLS: [&str; 12] = [
+    "white_score_vs_elo",
+    "z",
+    "p_value",
+    "q_value",
+    "white_score_shrunk",
+    "white_score_shrunk_low",
+    "white_score_shrunk_high",
+    "white_score_wdl_low",
+    "white_score_wdl_high",
+    "white_score_expected",
+    "decisive_games",
+    "white_wins_expected",
+];
+
+/// The keys of a `--summary` object, in order.
+const SUMMARY_KEYS: [&str; 28] = [
     "positions",
     "finished_games",
     "wdl_chi2",
     "wdl_df",
     "wdl_p",
+    "wdl_reference",
     "elo_positions",
     "elo_games",
     "elo_delta",
     "elo_q",
     "elo_df",
     "elo_p",
+    "elo_reference",
+    "rating_slope",
+    "white_advantage_elo",
+    "random_results",
     "shrink_mu",
     "shrink_tau2",
+    "heterogeneity_q",
+    "heterogeneity_df",
+    "i2",
+    "tau2",
+    "tau2_low",
+    "tau2_high",
+    "median_games",
+    "detectable_shift",
+    "detectable_tau",
     "significant",
 ];
 
@@ -148,18 +185,24 @@ fn assert_research_rows(csv: &[u8], group: Option<&str>, expected: &[Row]) {
             "{}",
             what("elo_games")
         );
-        for (name, want) in RESEARCH_COLUMNS[1..8].iter().zip(cells) {
+        for (name, want) in ROW_CELLS.iter().zip(cells) {
             let cell = &row[column(name)];
             let Some(want) = want else {
                 assert_eq!(cell, "", "{} must be empty", what(name));
                 continue;
             };
+            if *name == "decisive_games" {
+                assert_eq!(cell, &format!("{want}"), "{}", what(name));
+                continue;
+            }
             let got: f64 = cell
                 .parse()
                 .unwrap_or_else(|_| panic!("{}: {cell:?}", what(name)));
             if ["p_value", "q_value"].contains(name) {
                 assert!(six_significant_digits(cell), "{}: {cell:?}", what(name));
-                assert_close(got, *want, 1e-5, &what(name));
+                // Six digits, and the reference's optimiser agrees with
+                // pgn960's Newton steps to about 1e-8.
+                assert_close(got, *want, 2e-5, &what(name));
             } else {
                 assert_eq!(
                     cell.split_once('.').map(|(_, d)| d.len()),
@@ -167,8 +210,15 @@ fn assert_research_rows(csv: &[u8], group: Option<&str>, expected: &[Row]) {
                     "{}",
                     what(name)
                 );
+                // The shrunk estimates are integrated on a grid of 200
+                // points against scipy's adaptive quadrature: 1e-5.
+                let tolerance = if name.starts_with("white_score_shrunk") {
+                    1e-5
+                } else {
+                    1.5e-6
+                };
                 assert!(
-                    (got - want).abs() < 1.5e-6,
+                    (got - want).abs() < tolerance,
                     "{}: {got}, the reference {want}",
                     what(name)
                 );
@@ -191,7 +241,10 @@ fn six_significant_digits(cell: &str) -> bool {
 }
 
 /// A `--summary` object against the reference: exactly its keys, the
-/// counts exact, the numbers to `1e-7` (the Elo sums are rounded).
+/// counts exact, the numbers to `1e-7` (the Elo sums are rounded; the
+/// shrinkage's posterior means to 1e-5, a grid against quadrature). A
+/// Monte-Carlo p-value has no reference (it is `None` there): it must be
+/// a multiple of 1/1000 in [0.001, 1].
 fn assert_tests(object: &Value, expected: &Tests, what: &str) {
     let keys: BTreeSet<&str> = object
         .as_object()
@@ -201,15 +254,20 @@ fn assert_tests(object: &Value, expected: &Tests, what: &str) {
         .collect();
     assert_eq!(keys, SUMMARY_KEYS.into_iter().collect(), "{what}: the keys");
     let count = |key: &str| object[key].as_u64();
-    let number = |key: &str, want: Option<f64>| match want {
+    let number = |key: &str, want: Option<f64>, tolerance: f64| match want {
         None => assert!(object[key].is_null(), "{what} {key}: {}", object[key]),
         Some(want) => {
             let got = object[key]
                 .as_f64()
                 .unwrap_or_else(|| panic!("{what} {key}"));
-            assert_close(got, want, 1e-7, &format!("{what} {key}"));
+            if want.abs() < 1e-12 {
+                assert!(got.abs() < 1e-9, "{what} {key}: {got}");
+            } else {
+                assert_close(got, want, tolerance, &format!("{what} {key}"));
+            }
         }
     };
+    let text = |key: &str| object[key].as_str();
     assert_eq!(count("positions"), Some(expected.positions), "{what}");
     assert_eq!(
         count("finished_games"),
@@ -224,13 +282,62 @@ fn assert_tests(object: &Value, expected: &Tests, what: &str) {
     );
     assert_eq!(count("elo_games"), Some(expected.elo_games), "{what}");
     assert_eq!(count("elo_df"), expected.elo_df, "{what}");
-    number("wdl_chi2", expected.wdl_chi2);
-    number("wdl_p", expected.wdl_p);
-    number("elo_delta", expected.elo_delta);
-    number("elo_q", expected.elo_q);
-    number("elo_p", expected.elo_p);
-    number("shrink_mu", expected.shrink_mu);
-    number("shrink_tau2", expected.shrink_tau2);
+    assert_eq!(
+        count("heterogeneity_df"),
+        expected.heterogeneity_df,
+        "{what}"
+    );
+    assert_eq!(text("wdl_reference"), expected.wdl_reference, "{what}");
+    assert_eq!(text("elo_reference"), expected.elo_reference, "{what}");
+    for (key, want, reference) in [
+        ("wdl_p", expected.wdl_p, expected.wdl_reference),
+        ("elo_p", expected.elo_p, expected.elo_reference),
+    ] {
+        if reference == Some("monte-carlo") {
+            let p = object[key]
+                .as_f64()
+                .unwrap_or_else(|| panic!("{what} {key}"));
+            let thousandths = p * 1000.0;
+            assert!(
+                (thousandths - thousandths.round()).abs() < 1e-9 && (0.001..=1.0).contains(&p),
+                "{what} {key}: {p}"
+            );
+        } else {
+            number(key, want, 1e-7);
+        }
+    }
+    for (key, want) in [
+        ("wdl_chi2", expected.wdl_chi2),
+        ("elo_delta", expected.elo_delta),
+        ("elo_q", expected.elo_q),
+        ("rating_slope", expected.rating_slope),
+        ("white_advantage_elo", expected.white_advantage_elo),
+        ("random_results", expected.random_results),
+        ("heterogeneity_q", expected.heterogeneity_q),
+        ("i2", expected.i2),
+        ("tau2", expected.tau2),
+        ("tau2_low", expected.tau2_low),
+        ("tau2_high", expected.tau2_high),
+        ("median_games", expected.median_games),
+        ("detectable_shift", expected.detectable_shift),
+        ("detectable_tau", expected.detectable_tau),
+    ] {
+        number(key, want, 1e-6);
+    }
+    if let Some(mu) = expected.shrink_mu {
+        let got = object["shrink_mu"].as_f64().expect("shrink_mu");
+        assert!(
+            (got - mu).abs() < 1e-5,
+            "{what} shrink_mu: {got} against {mu}"
+        );
+    }
+    if let Some(tau2) = expected.shrink_tau2 {
+        let got = object["shrink_tau2"].as_f64().expect("shrink_tau2");
+        assert!(
+            (got - tau2).abs() < 1e-5,
+            "{what} shrink_tau2: {got} against {tau2}"
+        );
+    }
     let significant: Vec<u64> = object["significant"]
         .as_array()
         .unwrap_or_else(|| panic!("{what}: significant is a list"))
@@ -283,11 +390,46 @@ fn grouped_research_columns_and_summary_match_the_reference() {
     assert_research_rows(&run.stdout, Some("Beta"), &BETA_ROWS);
     let json = read_json(&summary);
     let root = json.as_object().expect("an object");
-    assert_eq!(root.keys().collect::<Vec<_>>(), ["groups"]);
+    assert_eq!(root.keys().collect::<Vec<_>>(), ["groups", "within_groups"]);
     let groups = json["groups"].as_object().expect("groups is an object");
     assert_eq!(groups.keys().collect::<Vec<_>>(), ["Alpha", "Beta"]);
     assert_tests(&groups["Alpha"], &ALPHA_TESTS, "Alpha");
     assert_tests(&groups["Beta"], &BETA_TESTS, "Beta");
+    // The pooled test within groups: the sums of the groups' statistics
+    // and degrees of freedom; both groups are referred to the bootstrap,
+    // so the sum is too. The q-values' family is every tested position of
+    // both groups.
+    let within = &json["within_groups"];
+    let sum = |key: &str| {
+        groups
+            .values()
+            .map(|g| g[key].as_f64().expect(key))
+            .sum::<f64>()
+    };
+    assert_close(
+        within["elo_q"].as_f64().expect("elo_q"),
+        sum("elo_q"),
+        1e-12,
+        "elo_q",
+    );
+    assert_eq!(within["elo_df"].as_f64(), Some(sum("elo_df")));
+    assert_eq!(within["elo_reference"], "monte-carlo");
+    assert_eq!(within["elo_groups"], 2);
+    assert_close(
+        within["wdl_chi2"].as_f64().expect("wdl_chi2"),
+        sum("wdl_chi2"),
+        1e-12,
+        "wdl_chi2",
+    );
+    assert_eq!(
+        within["tested_positions"].as_f64(),
+        Some(sum("elo_positions"))
+    );
+    let significant: usize = groups
+        .values()
+        .map(|g| g["significant"].as_array().expect("a list").len())
+        .sum();
+    assert_eq!(within["significant"], significant);
 }
 
 /// Where a test has nothing to test, its values are null: no games at all,
@@ -313,14 +455,28 @@ fn undefined_tests_are_null() {
         wdl_chi2: None,
         wdl_df: None,
         wdl_p: None,
+        wdl_reference: None,
         elo_positions: 0,
         elo_games: 0,
         elo_delta: None,
         elo_q: None,
         elo_df: None,
         elo_p: None,
+        elo_reference: None,
+        rating_slope: None,
+        white_advantage_elo: None,
+        random_results: None,
         shrink_mu: None,
         shrink_tau2: None,
+        heterogeneity_q: None,
+        heterogeneity_df: None,
+        i2: None,
+        tau2: None,
+        tau2_low: None,
+        tau2_high: None,
+        median_games: None,
+        detectable_shift: None,
+        detectable_tau: None,
         significant: &[],
     };
     assert_tests(&read_json(&summary), &nothing, "no games");
@@ -332,12 +488,19 @@ fn undefined_tests_are_null() {
         "--summary",
         path(&summary),
     ]);
-    assert_eq!(read_json(&summary), serde_json::json!({ "groups": {} }));
+    let json = read_json(&summary);
+    assert_eq!(json["groups"], serde_json::json!({}));
+    assert_eq!(json["within_groups"]["tested_positions"], 0);
+    assert!(json["within_groups"]["elo_p"].is_null());
 
     // One game, at position 0, White (2500) beating Black (2400): one
-    // row, so the chi-square has 0 degrees of freedom (statistic 0, no p);
-    // δ is that game's excess, so z = 0 and Q = 0 on 0 degrees of freedom.
+    // row, so the chi-square has 0 degrees of freedom (statistic 0, no p).
+    // The model: one decisive game, so an intercept alone (Firth's
+    // ln((1 + ½)/½) = ln 3, P(win) = 0.75) and no slope; the position's
+    // test: z = 0.25/√0.1875, p = 1; no degrees of freedom left over. Its
+    // shrunk score: with one position, the posterior is N(1, 0.1875).
     let run = stats(&[path(&one), "--summary", path(&summary)]);
+    let v: f64 = 0.1875;
     let one_game = Tests {
         positions: 1,
         finished_games: 1,
@@ -347,27 +510,42 @@ fn undefined_tests_are_null() {
         elo_games: 1,
         // python3 -c "print(1 - 1 / (1 + 10**(-100/400)))"
         elo_delta: Some(0.3599350001971149),
-        elo_q: Some(0.0),
-        elo_df: Some(0),
+        elo_q: Some(0.25 * 0.25 / v),
+        rating_slope: Some(0.0),
+        // python3 -c "import math; print(math.log(3) * 400 / math.log(10))"
+        white_advantage_elo: Some(190.84850188786496),
+        random_results: Some(0.0),
+        shrink_mu: Some(0.25),
+        // τ uniform on [0, ½]: E τ² = 1/12.
+        shrink_tau2: Some(1.0 / 12.0),
+        median_games: Some(1.0),
+        // python3 -c "from scipy.stats import norm; print((norm.ppf(0.975) + norm.ppf(0.8)) * 0.1875**0.5)"
+        detectable_shift: Some(1.213121984876399),
         ..nothing
     };
     assert_tests(&read_json(&summary), &one_game, "one game");
     let csv = String::from_utf8(run.stdout).expect("UTF-8");
-    let row: Vec<&str> = csv.lines().nth(1).expect("a row").split(',').collect();
-    // elo_games 1, white_score_vs_elo 0.359935, z 0, p 1, q 1, no estimate.
-    assert_eq!(
-        row[21..29],
-        [
-            "1",
-            "0.359935",
-            "0.000000",
-            "1.00000e0",
-            "1.00000e0",
-            "",
-            "",
-            ""
-        ]
-    );
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
+    let row: Vec<&str> = lines.next().expect("a row").split(',').collect();
+    let cell = |name: &str| row[header.iter().position(|h| *h == name).expect(name)];
+    let low = format!("{:.6}", 1.0 - 1.959964 * v.sqrt());
+    for (name, want) in [
+        ("elo_games", "1"),
+        ("white_score_vs_elo", "0.359935"),
+        ("z", "0.577350"),
+        ("p_value", "1.00000e0"),
+        ("q_value", "1.00000e0"),
+        ("white_score_shrunk", "1.000000"),
+        ("white_score_shrunk_low", low.as_str()),
+        ("white_score_shrunk_high", "1.000000"),
+        ("white_score_expected", "0.750000"),
+        ("decisive_games", "1"),
+        ("white_wins_expected", "0.750000"),
+        ("rating_bins", "10:1/0/0"),
+    ] {
+        assert_eq!(cell(name), want, "{name}");
+    }
 }
 
 /// The games of `text`, each from its `[Event` line.
@@ -502,10 +680,11 @@ fn summary_and_funnel_never_cost_an_input_its_bytes() {
     }
 }
 
-/// The funnel plot labels exactly the positions outside the 99.8% limits,
-/// worked out here from the CSV's counts: the planted 518 among them.
+/// The funnel plot marks and numbers exactly the significant positions,
+/// read here from the CSV's q-values (the planted 518), on a log axis,
+/// and the ranking orders the positions by their shrunk estimates.
 #[test]
-fn the_funnel_plot_labels_the_positions_outside_its_limits() {
+fn the_funnel_plot_numbers_the_significant_positions() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let (funnel, plot) = (dir.path().join("f.svg"), dir.path().join("p.svg"));
     let run = stats(&[
@@ -516,44 +695,42 @@ fn the_funnel_plot_labels_the_positions_outside_its_limits() {
         path(&plot),
     ]);
     let mut reader = csv::Reader::from_reader(&run.stdout[..]);
-    let counts: Vec<(String, [f64; 3])> = reader
-        .records()
-        .map(|r| {
-            let r = r.expect("a record");
-            let count = |i: usize| r[i].parse::<f64>().expect("a count");
-            (r[0].to_string(), [count(4), count(5), count(6)])
-        })
-        .collect();
-    let [w, d, l] = counts.iter().fold([0.0; 3], |sum, (_, c)| {
-        [sum[0] + c[0], sum[1] + c[1], sum[2] + c[2]]
-    });
-    let n = w + d + l;
-    let mean = (w + d / 2.0) / n;
-    let sigma =
-        ((w * (1.0 - mean).powi(2) + d * (0.5 - mean).powi(2) + l * mean.powi(2)) / n).sqrt();
-    let outside: Vec<&str> = counts
+    let header = reader.headers().expect("a header").clone();
+    let column = |name: &str| header.iter().position(|h| h == name).expect(name);
+    let (q, w, d, l) = (
+        column("q_value"),
+        column("white_wins"),
+        column("draws"),
+        column("black_wins"),
+    );
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("a record")).collect();
+    let significant: Vec<&str> = rows
         .iter()
-        .filter(|(_, [w, d, l])| {
-            let games = w + d + l;
-            games > 0.0 && ((w + d / 2.0) / games - mean).abs() > 3.090232 * sigma / games.sqrt()
-        })
-        .map(|(id, _)| id.as_str())
+        .filter(|r| r[q].parse::<f64>().is_ok_and(|q| q < 0.05))
+        .map(|r| &r[0])
         .collect();
-    assert!(outside.contains(&"518"), "{outside:?}");
+    assert_eq!(significant, ["518"]);
     let svg = fs::read_to_string(&funnel).expect("the funnel is written");
-    for (id, _) in &counts {
-        // The labels are red (#D21E28), unlike the axes' numbers.
-        let labelled = svg.contains(&format!("fill=\"#D21E28\">\n{id}\n</text>"));
-        assert_eq!(labelled, outside.contains(&id.as_str()), "position {id}");
+    for row in &rows {
+        // The numbers of significant positions are red (#D21E28).
+        let red = svg.contains(&format!("fill=\"#D21E28\">\n{}\n</text>", &row[0]));
+        assert_eq!(red, significant.contains(&&row[0]), "position {}", &row[0]);
     }
-    assert!(svg.contains(&format!(
-        "outside the 99.8% limits ({}), with its number",
-        outside.len()
-    )));
-    assert!(svg.contains(&format!("White&apos;s score over all games: {mean:.3}")));
+    assert!(
+        svg.contains("significant, q &lt; 0.05 (1)"),
+        "the legend counts them"
+    );
+    assert!(svg.contains("finished games at the position (log scale)"));
+    let [wins, draws, losses] = [w, d, l].map(|i| {
+        rows.iter()
+            .map(|r| r[i].parse::<f64>().expect("a count"))
+            .sum::<f64>()
+    });
+    let mean = (wins + draws / 2.0) / (wins + draws + losses);
+    assert!(svg.contains(&format!("score of all games: {mean:.3}")));
     let plot = fs::read_to_string(&plot).expect("the plot is written");
     assert!(
-        plot.contains("its empirical-Bayes estimate"),
-        "the ranking shows the estimates"
+        plot.contains("positions, ordered by their shrunk estimate"),
+        "the ranking orders by the estimates"
     );
 }

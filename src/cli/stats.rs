@@ -10,8 +10,8 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 use pgn960::input::Source;
 use pgn960::stats::{
-    GroupBy, StatsOptions, StatsSummary, StatsTable, count_input, read_csv, write_csv,
-    write_summary_json,
+    GroupBy, StatsOptions, StatsSummary, StatsTable, TableAnalysis, count_input, read_csv,
+    write_analysis_csv, write_analysis_json,
 };
 
 use super::archive::{ArchiveArgs, InputFailure, InputsRead, for_each_input};
@@ -25,9 +25,11 @@ use super::{EXIT_ERROR, EXIT_OK, summary};
 /// score with its 95% Wilson interval, draw rate, average ratings and White's
 /// Elo expectation; then the exact integer sums that let `--merge` combine
 /// shard CSVs into what one run over all shards writes; then, per position,
-/// the tests across positions (White's score above the ratings, its z,
-/// p-value and Benjamini-Hochberg q-value, the empirical-Bayes estimate of
-/// White's score with its interval) and their sums.
+/// the tests across positions (an exact test of White's wins at the
+/// position against a model of the ratings and White's advantage fitted to
+/// all positions, its Benjamini-Hochberg q-value, a shrunk estimate of
+/// White's score with its 95% interval, a score interval that counts
+/// draws) and their sums.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   pgn960 stats tcec.pgn.zst -o positions.csv
@@ -66,20 +68,21 @@ pub struct Args {
     #[arg(long, conflicts_with_all = ["group_by", "min_elo", "include_standard"])]
     merge: bool,
 
-    /// Also draw each position's white score with its interval, ranked,
-    /// beside its empirical-Bayes estimate, as an SVG.
+    /// Also draw each position's shrunk estimate of White's score with its
+    /// 95% interval, positions ordered by it, as an SVG.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
 
-    /// Also draw the funnel plot as an SVG: each position's white score
-    /// against its number of games, within the 95% and 99.8% limits of
-    /// chance.
+    /// Also draw the funnel plot as an SVG: each position's rating-adjusted
+    /// white score against its number of games (log scale), within the
+    /// exact 95% and 99.8% limits of chance, significant positions marked.
     #[arg(long, value_name = "FILE.svg")]
     funnel: Option<PathBuf>,
 
     /// Also write the tests over all positions (results by position,
-    /// Elo-adjusted heterogeneity, shrinkage, significant positions) as
-    /// JSON, one object per group with --group-by.
+    /// rating-adjusted heterogeneity, the fitted model, shrinkage, power,
+    /// significant positions) as JSON, one object per group under "groups"
+    /// with --group-by, and the pooled tests under "within_groups".
     #[arg(long, value_name = "FILE.json")]
     summary: Option<PathBuf>,
 }
@@ -99,14 +102,18 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         count_inputs(&args, &sources)?
     };
     if inputs.opened > 0 {
-        write_csv(&table, grouped, args.all_positions, &mut csv_out)
+        // The tests run once, for every output.
+        let analysis = TableAnalysis::of(&table);
+        write_analysis_csv(&analysis, grouped, args.all_positions, &mut csv_out)
             .with_context(|| format!("writing {}", output_name(&args)))?;
-        write_to(plot_out, |out| pgn960::plot::write_ranking_svg(&table, out))?;
+        write_to(plot_out, |out| {
+            pgn960::plot::write_ranking_svg(&analysis, out)
+        })?;
         write_to(funnel_out, |out| {
-            pgn960::plot::write_funnel_svg(&table, out)
+            pgn960::plot::write_funnel_svg(&analysis, out)
         })?;
         write_to(summary_out, |out| {
-            write_summary_json(&table, grouped, BufWriter::new(out))
+            write_analysis_json(&analysis, grouped, BufWriter::new(out))
         })?;
     }
     csv_out

@@ -1,29 +1,50 @@
 //! `stats --funnel`: the funnel plot, the standard picture for comparing
-//! many units of different size (hospitals, schools, here start
-//! positions). Each position's White score stands against its number of
-//! games; around the mean of all games, the limits mean ± z·σ/√n narrow as
-//! n grows, like a funnel on its side. If no position differs from
-//! another, 95% of the positions lie inside the inner limits and 99.8%
-//! inside the outer ones wherever they fall along n; a position outside the
-//! outer limits is labelled with its number. Unlike a ranking, the picture
-//! does not put a position with two games next to one with two thousand.
+//! many units of different size (Spiegelhalter 2005, "Funnel plots for
+//! comparing institutional performance", *Statistics in Medicine* 24).
+//!
+//! Each position's White score stands against its number of finished
+//! games, on a log axis so that positions with 3 games and with 13,000
+//! both have room. The score is adjusted for the ratings: the position's
+//! score less the score the null model expects from its games' ratings,
+//! plus the score of all games (without ratings, the raw score). Around
+//! the score of all games, the limits that chance alone keeps 95% and
+//! 99.8% of positions within narrow as the games grow, like a funnel on its
+//! side: computed exactly for up to [`EXACT_GAMES`] games (the distribution
+//! of n games' points when each is won, drawn or lost as often as the
+//! archive's games are), interpolated between the discrete values as
+//! Spiegelhalter does, and by the normal approximation beyond. Chance
+//! alone puts about 1 position in 20 outside the inner limits and 1 in 500
+//! outside the outer ones, so a point outside is a lead, not a finding:
+//! the positions significant after the multiplicity (q < 0.05) are red,
+//! and at most [`MAX_LABELS`] positions, the most extreme, carry their
+//! numbers.
 
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{
-    Chart, FONT, GRID, HIGHLIGHT, MEAN, POINT, PlotError, Root, caption, draw_error, draw_label,
-    draw_legend, draw_nothing_to_plot, render, thousands, write_svg,
+    FONT, GRID, HIGHLIGHT, LEGEND_WIDTH, MEAN, Marker, POINT, PlotError, Root, SIZE, caption,
+    draw_error, draw_label, draw_legend, draw_nothing_to_plot, merged, thousands, write_svg,
 };
-use crate::stats::{StatsTable, Z_95, Z_998};
+use crate::stats::{FALSE_DISCOVERY_RATE, TableAnalysis};
 
 const INNER: RGBColor = RGBColor(120, 150, 200);
 const OUTER: RGBColor = RGBColor(200, 120, 60);
+const LABEL: RGBColor = RGBColor(90, 90, 90);
 
-/// Points along each limit curve: enough for a smooth line, spaced
-/// geometrically since the curves bend most at small n.
-const CURVE_POINTS: usize = 240;
+/// Up to this many games the limits are exact.
+pub const EXACT_GAMES: u64 = 2000;
+
+/// At most this many positions are labelled.
+pub const MAX_LABELS: usize = 5;
+
+/// When no position is significant, this many of the most extreme are
+/// labelled, so that the reader can find them in the CSV.
+const EXTREME_LABELS: usize = 3;
+
+/// The probabilities of the limits: 95% and 99.8%, both sides.
+const LEVELS: [f64; 4] = [0.025, 0.975, 0.001, 0.999];
 
 /// One position on the plot.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -31,243 +52,361 @@ struct Point {
     scharnagl: u16,
     games: u64,
     score: f64,
+    p_value: Option<f64>,
+    q_value: Option<f64>,
 }
 
-/// What the plot shows: the positions with finished games (all groups
-/// merged), the mean score of all their games and σ, one game's standard
-/// deviation about it.
+/// What the plot shows.
 #[derive(Clone, Debug, PartialEq)]
 struct Funnel {
     points: Vec<Point>,
+    /// White's score over all finished games.
     mean: Option<f64>,
-    sigma: Option<f64>,
+    /// The share of White wins, draws and Black wins over them.
+    outcome: [f64; 3],
+    /// Whether any score is adjusted for ratings.
+    adjusted: bool,
+    /// The labelled positions, most extreme first.
+    labelled: Vec<u16>,
 }
 
 impl Funnel {
-    fn of(table: &StatsTable) -> Funnel {
-        let merged = table.merged_positions();
-        let points = merged
+    fn of(analysis: &TableAnalysis<'_>) -> Funnel {
+        let (merged_analysis, rows) = merged(analysis);
+        let total = analysis.table.total();
+        let mean = total.white_score();
+        let finished = total.finished().max(1) as f64;
+        let outcome = [
+            total.white_wins as f64 / finished,
+            total.draws as f64 / finished,
+            total.black_wins as f64 / finished,
+        ];
+        let mut adjusted = false;
+        let points: Vec<Point> = rows
             .iter()
             .filter_map(|(&scharnagl, stats)| {
+                let score = stats.white_score()?;
+                let findings = merged_analysis.positions.get(&scharnagl);
+                let expected = findings.and_then(|f| f.expected_score);
+                let rated = stats.elo_games > 0;
+                adjusted |= rated && expected.is_some();
+                let score = match (expected, mean) {
+                    (Some(expected), Some(mean)) => score - expected + mean,
+                    _ => score,
+                };
                 Some(Point {
                     scharnagl,
                     games: stats.finished(),
-                    score: stats.white_score()?,
+                    score: score.clamp(0.0, 1.0),
+                    p_value: findings.and_then(|f| f.test).map(|t| t.p_value),
+                    q_value: findings.and_then(|f| f.q_value),
                 })
             })
             .collect();
-        let total = table.total();
+        let labelled = labelled(&points);
         Funnel {
             points,
-            mean: total.white_score(),
-            sigma: total.white_score_variance().map(f64::sqrt),
+            mean,
+            outcome,
+            adjusted,
+            labelled,
         }
     }
 
-    /// Whether `point` lies outside the limits at `z`.
-    fn outside(&self, point: &Point, z: f64) -> bool {
-        match (self.mean, self.sigma) {
-            (Some(mean), Some(sigma)) => {
-                (point.score - mean).abs() > z * sigma / (point.games as f64).sqrt()
-            }
-            _ => false,
-        }
+    fn significant(&self, point: &Point) -> bool {
+        point.q_value.is_some_and(|q| q < FALSE_DISCOVERY_RATE)
     }
 }
 
-/// Draws the funnel plot of a table as an SVG file.
+/// The significant positions with the smallest p-values, at most
+/// [`MAX_LABELS`]; without any, the [`EXTREME_LABELS`] smallest p-values.
+fn labelled(points: &[Point]) -> Vec<u16> {
+    let mut tested: Vec<&Point> = points.iter().filter(|p| p.p_value.is_some()).collect();
+    tested.sort_by(|a, b| {
+        a.p_value
+            .partial_cmp(&b.p_value)
+            .expect("p-values are numbers")
+            .then(a.scharnagl.cmp(&b.scharnagl))
+    });
+    let significant: Vec<u16> = tested
+        .iter()
+        .filter(|p| p.q_value.is_some_and(|q| q < FALSE_DISCOVERY_RATE))
+        .take(MAX_LABELS)
+        .map(|p| p.scharnagl)
+        .collect();
+    if significant.is_empty() {
+        tested
+            .iter()
+            .take(EXTREME_LABELS)
+            .map(|p| p.scharnagl)
+            .collect()
+    } else {
+        significant
+    }
+}
+
+/// Draws the funnel plot of a table's analysis as an SVG file.
 ///
 /// One point per position with at least one finished game (rows of a
 /// grouped table are merged per position first): its number of finished
-/// games n across, White's score up. A dashed line marks the score s̄ of
-/// all games; curves mark s̄ ± z·σ/√n for z = 1.959964 (95%) and 3.090232
-/// (99.8%), σ being one game's standard deviation about s̄ (see
-/// [`crate::stats::PositionStats::white_score_variance`]). Points outside
-/// the 99.8% limits are red and labelled with their Scharnagl number. The
-/// same table always gives the same bytes; a table without finished games
-/// gives empty axes and a note saying so.
+/// games n across on a log axis, White's score (adjusted for the ratings
+/// where games are rated) up. A dashed line marks the score of all games;
+/// curves mark the 2.5%/97.5% and 0.1%/99.9% points of the score of n
+/// games that win, draw and lose as often as all games do, exact up to
+/// [`EXACT_GAMES`] games. Significant positions (q < 0.05) are red; at
+/// most [`MAX_LABELS`] positions are labelled. The same analysis always
+/// gives the same bytes; a table without finished games gives empty axes
+/// and a note saying so.
 ///
 /// # Errors
 ///
 /// [`PlotError::Io`] when `out` fails;
 /// [`PlotError::Draw`] if plotters fails, which it should not for an
 /// in-memory SVG.
-pub fn write_funnel_svg(table: &StatsTable, out: impl std::io::Write) -> Result<(), PlotError> {
-    write_svg(&render_funnel(table)?, out)
+pub fn write_funnel_svg(
+    analysis: &TableAnalysis<'_>,
+    out: impl std::io::Write,
+) -> Result<(), PlotError> {
+    write_svg(&render_funnel(analysis)?, out)
 }
 
 /// The SVG document [`write_funnel_svg`] writes.
-fn render_funnel(table: &StatsTable) -> Result<String, PlotError> {
-    let funnel = Funnel::of(table);
-    render(|root| draw(root, &funnel))
+fn render_funnel(analysis: &TableAnalysis<'_>) -> Result<String, PlotError> {
+    let funnel = Funnel::of(analysis);
+    super::render(|root| draw(root, &funnel))
 }
+
+type LogChart<'a, 'b> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    Cartesian2d<
+        plotters::coord::combinators::LogCoord<f64>,
+        plotters::coord::types::RangedCoordf64,
+    >,
+>;
 
 fn draw(root: &Root<'_>, funnel: &Funnel) -> Result<(), PlotError> {
+    let (chart_area, panel) = root.split_horizontally(SIZE.0 - LEGEND_WIDTH);
     let games: u64 = funnel.points.iter().map(|p| p.games).sum();
-    let most = funnel.points.iter().map(|p| p.games).max().unwrap_or(0);
-    // 5% of air to the right of the position with the most games.
-    let x_end = (most as f64 * 1.05).max(1.0);
+    let most = funnel.points.iter().map(|p| p.games).max().unwrap_or(1);
+    let x_end = (most as f64 * 1.6).max(10.0);
     let title = caption("Funnel plot of White's score", funnel.points.len(), games);
-    let mut chart = funnel_chart(root, title, x_end)?;
-    let (Some(mean), Some(sigma)) = (funnel.mean, funnel.sigma) else {
-        return draw_nothing_to_plot(&mut chart, (x_end / 2.0, 0.5));
+    let y_desc = if funnel.adjusted {
+        "White's score, adjusted for the ratings"
+    } else {
+        "White's score"
     };
-    draw_limits(&mut chart, mean, sigma, x_end)?;
-    draw_positions(&mut chart, funnel)?;
-    draw_outlier_names(&chart, funnel)?;
-    // Lower right: below the funnel's narrow end, where no position lies
-    // unless it is far below the mean.
-    draw_legend(&mut chart, SeriesLabelPosition::LowerRight)
-}
-
-/// The axes: finished games from 0 to `x_end`, scores from 0 to 1.
-fn funnel_chart<'a, 'b>(
-    root: &'a Root<'b>,
-    title: String,
-    x_end: f64,
-) -> Result<Chart<'a, 'b>, PlotError> {
-    let mut chart = ChartBuilder::on(root)
-        .caption(title, (FONT, 26))
+    let mut chart = ChartBuilder::on(&chart_area)
+        .caption(title, (FONT, 22))
         .margin(16)
         .x_label_area_size(56)
         .y_label_area_size(72)
-        .build_cartesian_2d(0.0..x_end, 0.0..1.0)
+        .build_cartesian_2d((0.8..x_end).log_scale(), 0.0..1.0)
         .map_err(draw_error)?;
-    let games_label = |x: &f64| {
-        // plotters picks round steps; a fractional one is no game count.
-        if (x - x.round()).abs() < 1e-9 && *x >= 0.0 {
-            thousands(x.round() as u64)
-        } else {
-            String::new()
-        }
-    };
     chart
         .configure_mesh()
-        .x_labels(11)
-        .x_label_formatter(&games_label)
+        .x_label_formatter(&|x: &f64| thousands(x.round() as u64))
         .y_labels(11)
         .y_label_formatter(&|y| format!("{y:.1}"))
         .light_line_style(WHITE)
         .bold_line_style(GRID)
-        .x_desc("finished games at the position")
-        .y_desc("White's score")
-        .axis_desc_style((FONT, 20))
-        .label_style((FONT, 16))
+        .x_desc("finished games at the position (log scale)")
+        .y_desc(y_desc)
+        .axis_desc_style((FONT, 18))
+        .label_style((FONT, 15))
         .draw()
         .map_err(draw_error)?;
-    Ok(chart)
+    let Some(mean) = funnel.mean else {
+        return draw_nothing_to_plot(&mut chart, (3.0, 0.5));
+    };
+    draw_limits(&mut chart, funnel, mean, x_end)?;
+    draw_positions(&mut chart, funnel)?;
+    draw_names(&chart, funnel)?;
+    let significant = funnel
+        .points
+        .iter()
+        .filter(|p| funnel.significant(p))
+        .count();
+    let labelled = if significant > 0 {
+        format!(
+            "numbered: the {} with the smallest\np-values",
+            funnel.labelled.len().min(significant)
+        )
+    } else {
+        format!(
+            "numbered: the {} smallest p-values\n(none significant)",
+            funnel.labelled.len()
+        )
+    };
+    draw_legend(
+        &panel,
+        &[
+            (Marker::Dot(POINT, 0.45), "a start position".to_string()),
+            (
+                Marker::Dot(HIGHLIGHT, 1.0),
+                format!("significant, q < 0.05 ({significant})"),
+            ),
+            (Marker::Dot(LABEL, 0.0), labelled),
+            (
+                Marker::Line(MEAN, true),
+                format!("score of all games: {mean:.3}"),
+            ),
+            (
+                Marker::Line(INNER, false),
+                "95% limits of chance\n(1 position in 20 outside)".to_string(),
+            ),
+            (
+                Marker::Line(OUTER, true),
+                "99.8% limits of chance\n(1 position in 500 outside)".to_string(),
+            ),
+            (
+                Marker::Dot(WHITE, 0.0),
+                format!("exact up to {} games", thousands(EXACT_GAMES)),
+            ),
+        ],
+    )
 }
 
-/// The mean, and the 95% and 99.8% limits around it.
+/// The mean, and the limits around it.
 fn draw_limits(
-    chart: &mut Chart<'_, '_>,
+    chart: &mut LogChart<'_, '_>,
+    funnel: &Funnel,
     mean: f64,
-    sigma: f64,
     x_end: f64,
 ) -> Result<(), PlotError> {
     chart
         .draw_series([DashedPathElement::new(
-            [(0.0, mean), (x_end, mean)],
+            [(0.8, mean), (x_end, mean)],
             8,
             5,
             MEAN.stroke_width(2),
         )])
-        .map_err(draw_error)?
-        .label(format!("White's score over all games: {mean:.3}"))
-        .legend(|(x, y)| DashedPathElement::new([(x, y), (x + 20, y)], 6, 3, MEAN.stroke_width(2)));
-    for (z, colour, name) in [
-        (Z_95, INNER, "95% limits: mean ± 1.96 σ/√n"),
-        (Z_998, OUTER, "99.8% limits: mean ± 3.09 σ/√n"),
+        .map_err(draw_error)?;
+    let curves = limit_curves(funnel.outcome, x_end);
+    for (index, colour, dashed) in [
+        (0, INNER, false),
+        (1, INNER, false),
+        (2, OUTER, true),
+        (3, OUTER, true),
     ] {
+        let points: Vec<(f64, f64)> = curves
+            .iter()
+            .map(|(n, l)| (*n, l[index].clamp(0.0, 1.0)))
+            .collect();
         let style = colour.stroke_width(2);
-        let curves = [1.0, -1.0].map(|side| limit_curve(mean, side * z * sigma, x_end));
-        let [upper, lower] = curves;
-        chart
-            .draw_series(
-                [upper, lower]
-                    .into_iter()
-                    .filter(|curve| curve.len() > 1)
-                    .map(move |curve| PathElement::new(curve, style)),
-            )
-            .map_err(draw_error)?
-            .label(name)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+        if dashed {
+            chart
+                .draw_series([DashedPathElement::new(points, 7, 4, style)])
+                .map_err(draw_error)?;
+        } else {
+            chart
+                .draw_series([PathElement::new(points, style)])
+                .map_err(draw_error)?;
+        }
     }
     Ok(())
 }
 
-/// The points of mean + spread/√n for n from where the curve enters [0, 1]
-/// to `x_end`; none when it never does.
-fn limit_curve(mean: f64, spread: f64, x_end: f64) -> Vec<(f64, f64)> {
-    // The curve is inside [0, 1] from n = (spread / room)², room being the
-    // distance from the mean to the border the curve heads for.
-    let room = if spread > 0.0 { 1.0 - mean } else { mean };
-    if room <= 0.0 {
-        return Vec::new();
+/// The limits (2.5%, 97.5%, 0.1%, 99.9% points of the mean score of n
+/// games) at n = 1, 2, ... up to [`EXACT_GAMES`], exact and interpolated;
+/// then by the normal approximation at geometrically spaced n up to
+/// `x_end`.
+fn limit_curves(outcome: [f64; 3], x_end: f64) -> Vec<(f64, [f64; 4])> {
+    let [win, draw, loss] = outcome;
+    let last_exact = (x_end.floor() as u64).min(EXACT_GAMES);
+    let mut curves = Vec::new();
+    // The distribution of half-points of n games: 0 (loss), 1, 2 (win).
+    let mut pmf = vec![1.0];
+    for n in 1..=last_exact {
+        let mut next = vec![0.0; pmf.len() + 2];
+        for (h, p) in pmf.iter().enumerate() {
+            next[h] += p * loss;
+            next[h + 1] += p * draw;
+            next[h + 2] += p * win;
+        }
+        pmf = next;
+        let limits = LEVELS.map(|level| interpolated_quantile(&pmf, level) / (2 * n) as f64);
+        curves.push((n as f64, limits));
     }
-    let start = (spread / room).powi(2).max(1e-3);
-    if start >= x_end {
-        return Vec::new();
+    let mean = win + draw / 2.0;
+    let variance = win + draw / 4.0 - mean * mean;
+    let mut n = (last_exact + 1) as f64;
+    while n < x_end {
+        let limits = LEVELS.map(|level| {
+            let z = normal_quantile(level);
+            (mean + z * (variance / n).sqrt()).clamp(0.0, 1.0)
+        });
+        curves.push((n, limits));
+        n *= 1.05;
     }
-    let ratio = (x_end / start).powf(1.0 / (CURVE_POINTS - 1) as f64);
-    (0..CURVE_POINTS)
-        .map(|i| {
-            let n = if i == CURVE_POINTS - 1 {
-                x_end
-            } else {
-                start * ratio.powi(i as i32)
-            };
-            (n, (mean + spread / n.sqrt()).clamp(0.0, 1.0))
-        })
-        .collect()
+    curves
 }
 
-/// Every position as a point, translucent, since positions with few games
-/// share a few places (two games score 0, 0.25, 0.5, 0.75 or 1): the more
-/// positions at a place, the darker its point. Red for those outside the
-/// 99.8% limits.
-fn draw_positions(chart: &mut Chart<'_, '_>, funnel: &Funnel) -> Result<(), PlotError> {
+/// Spiegelhalter's (2005, appendix) interpolated `level` quantile of a
+/// discrete distribution on 0, 1, 2, ...: r the least value with
+/// F(r) ≥ level, less (F(r) − level)/(F(r) − F(r − 1)).
+fn interpolated_quantile(pmf: &[f64], level: f64) -> f64 {
+    let mut cdf = 0.0;
+    for (r, p) in pmf.iter().enumerate() {
+        let before = cdf;
+        cdf += p;
+        if cdf >= level && *p > 0.0 {
+            return r as f64 - (cdf - level) / (cdf - before);
+        }
+    }
+    (pmf.len() - 1) as f64
+}
+
+fn normal_quantile(level: f64) -> f64 {
+    use statrs::distribution::{ContinuousCDF, Normal};
+    Normal::standard().inverse_cdf(level)
+}
+
+/// Every position as a translucent point (positions with few games share
+/// a few places: the more at a place, the darker); significant ones red.
+fn draw_positions(chart: &mut LogChart<'_, '_>, funnel: &Funnel) -> Result<(), PlotError> {
     let radius = if funnel.points.len() > 250 { 3 } else { 4 };
-    let (outside, inside): (Vec<&Point>, Vec<&Point>) =
-        funnel.points.iter().partition(|p| funnel.outside(p, Z_998));
+    let (significant, other): (Vec<&Point>, Vec<&Point>) =
+        funnel.points.iter().partition(|p| funnel.significant(p));
     chart
         .draw_series(
-            inside
+            other
                 .iter()
-                .map(|p| Circle::new((p.games as f64, p.score), radius, POINT.mix(0.3).filled())),
+                .map(|p| Circle::new((p.games as f64, p.score), radius, POINT.mix(0.35).filled())),
         )
-        .map_err(draw_error)?
-        .label("a start position (darker where several share a place)")
-        .legend(|(x, y)| Circle::new((x + 10, y), 4, POINT.filled()));
+        .map_err(draw_error)?;
     chart
         .draw_series(
-            outside
+            significant
                 .iter()
                 .map(|p| Circle::new((p.games as f64, p.score), radius + 1, HIGHLIGHT.filled())),
         )
-        .map_err(draw_error)?
-        .label(format!(
-            "outside the 99.8% limits ({}), with its number",
-            outside.len()
-        ))
-        .legend(|(x, y)| Circle::new((x + 10, y), 4, HIGHLIGHT.filled()));
+        .map_err(draw_error)?;
     Ok(())
 }
 
-/// The Scharnagl number beside each point outside the 99.8% limits, to
-/// its right (the plot keeps 5% of air right of the last position).
-fn draw_outlier_names(chart: &Chart<'_, '_>, funnel: &Funnel) -> Result<(), PlotError> {
-    let style = TextStyle::from((FONT, 15))
-        .color(&HIGHLIGHT)
-        .pos(Pos::new(HPos::Left, VPos::Center));
-    for point in funnel.points.iter().filter(|p| funnel.outside(p, Z_998)) {
-        let at = (point.games as f64, point.score);
+/// The Scharnagl numbers of the labelled positions, beside their points.
+fn draw_names(chart: &LogChart<'_, '_>, funnel: &Funnel) -> Result<(), PlotError> {
+    for id in &funnel.labelled {
+        let point = funnel
+            .points
+            .iter()
+            .find(|p| p.scharnagl == *id)
+            .expect("labelled points are points");
+        let colour = if funnel.significant(point) {
+            HIGHLIGHT
+        } else {
+            LABEL
+        };
+        let style = TextStyle::from((FONT, 15))
+            .color(&colour)
+            .pos(Pos::new(HPos::Left, VPos::Center));
         draw_label(
             chart,
             point.scharnagl.to_string(),
-            at,
-            (6, 0),
-            style.clone(),
+            (point.games as f64, point.score),
+            (7, 0),
+            style,
         )?;
     }
     Ok(())
@@ -277,7 +416,7 @@ fn draw_outlier_names(chart: &Chart<'_, '_>, funnel: &Funnel) -> Result<(), Plot
 mod tests {
     use super::*;
     use crate::BackRank;
-    use crate::stats::{GameFacts, GameResult};
+    use crate::stats::{GameFacts, GameResult, StatsTable};
 
     fn add(table: &mut StatsTable, group: &str, scharnagl: u32, result: GameResult, times: u32) {
         let position = BackRank::from_scharnagl(scharnagl).expect("test ids are below 960");
@@ -305,39 +444,46 @@ mod tests {
     }
 
     #[test]
-    fn the_outlier_is_labelled_and_no_other() {
+    fn the_outlier_is_significant_red_and_labelled_alone() {
         let table = table_with_one_outlier();
-        let funnel = Funnel::of(&table);
-        // 1100 games: 500 + 100 + 100 wins... s = (500 + 100) / 1100.
+        let analysis = TableAnalysis::of(&table);
+        let funnel = Funnel::of(&analysis);
         let mean = funnel.mean.expect("games");
         assert!((mean - 600.0 / 1100.0).abs() < 1e-12);
-        let outside: Vec<u16> = funnel
-            .points
-            .iter()
-            .filter(|p| funnel.outside(p, Z_998))
-            .map(|p| p.scharnagl)
-            .collect();
-        assert_eq!(outside, [77]);
-        let svg = render_funnel(&table).expect("a plot");
+        assert_eq!(funnel.labelled, [77]);
+        assert!(!funnel.adjusted, "no ratings, raw scores");
+        let svg = render_funnel(&analysis).expect("a plot");
         assert!(svg.contains(">\n77\n</text>"), "77 is labelled");
-        assert!(svg.contains("outside the 99.8% limits (1), with its number"));
+        assert!(svg.contains("significant, q &lt; 0.05 (1)"), "{svg}");
         assert!(svg.contains("11 Chess960 start positions (1,100 finished games)"));
-        assert!(svg.contains("finished games at the position"));
-        assert_eq!(svg, render_funnel(&table).expect("again"), "same bytes");
+        assert!(svg.contains("finished games at the position (log scale)"));
+        assert_eq!(svg, render_funnel(&analysis).expect("again"), "same bytes");
     }
 
     #[test]
-    fn limits_enter_the_plot_where_they_cross_its_border() {
-        // Mean 0.5, spread 0.5: the upper curve reaches 1 at n = 1.
-        let curve = limit_curve(0.5, 0.5, 100.0);
-        assert_eq!(curve.len(), CURVE_POINTS);
-        assert!((curve[0].0 - 1.0).abs() < 1e-12 && (curve[0].1 - 1.0).abs() < 1e-12);
-        assert_eq!(curve[CURVE_POINTS - 1].0, 100.0);
-        assert!((curve[CURVE_POINTS - 1].1 - 0.55).abs() < 1e-12);
-        // The lower curve of a mean of 0 never enters.
-        assert!(limit_curve(0.0, -0.3, 100.0).is_empty());
-        // Nor one that would enter beyond the last position.
-        assert!(limit_curve(0.5, 5.0, 50.0).is_empty());
+    fn exact_limits_match_the_trinomial_and_then_the_normal() {
+        // One game winning, drawing and losing a third of the time each:
+        // half-points 0, 1, 2 with F = 1/3, 2/3, 1. The 2.5% point: r = 0,
+        // 0 − (1/3 − 0.025)/(1/3) = −0.925 half-points, a score of −0.4625
+        // (below 0: no game scores less, the curve leaves the plot).
+        let curves = limit_curves([1.0 / 3.0; 3], 3000.0);
+        let (n, limits) = curves[0];
+        assert_eq!(n, 1.0);
+        assert!((limits[0] - (-0.925 / 2.0)).abs() < 1e-12, "{limits:?}");
+        // The 97.5% point: r = 2, 2 − (1 − 0.975)/(1/3) = 1.925.
+        assert!((limits[1] - 1.925 / 2.0).abs() < 1e-12, "{limits:?}");
+        // At 2,000 games the exact limits are within 1e-3 of the normal's.
+        let (n, limits) = curves[EXACT_GAMES as usize - 1];
+        assert_eq!(n, EXACT_GAMES as f64);
+        let sd = (1.0f64 / 6.0 / 2000.0).sqrt();
+        assert!(
+            (limits[1] - (0.5 + 1.959964 * sd)).abs() < 1e-3,
+            "{limits:?}"
+        );
+        // Beyond, the normal limits.
+        let (n, limits) = curves[EXACT_GAMES as usize];
+        let sd = (1.0f64 / 6.0 / n).sqrt();
+        assert!((limits[3] - (0.5 + 3.090232 * sd)).abs() < 1e-6);
     }
 
     #[test]
@@ -351,10 +497,11 @@ mod tests {
         add(&mut flat, "", 3, GameResult::Draw, 2);
         add(&mut flat, "", 9, GameResult::BlackWins, 1);
         assert_eq!(
-            render_funnel(&grouped).expect("grouped"),
-            render_funnel(&flat).expect("flat")
+            render_funnel(&TableAnalysis::of(&grouped)).expect("grouped"),
+            render_funnel(&TableAnalysis::of(&flat)).expect("flat")
         );
-        let svg = render_funnel(&StatsTable::default()).expect("an empty plot");
+        let empty = StatsTable::default();
+        let svg = render_funnel(&TableAnalysis::of(&empty)).expect("an empty plot");
         assert!(svg.contains("no finished games to plot"));
     }
 }

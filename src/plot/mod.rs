@@ -4,42 +4,51 @@
 //! A CSV of 960 rows answers questions; it does not show whether the spread
 //! between positions is more than noise. Two pictures do, one file each:
 //!
-//! - `ranking` (`stats --plot`): every position's white score with its
-//!   Wilson interval, sorted by score, beside its empirical-Bayes estimate,
-//!   against the mean of all games, with the standard start (518) marked;
-//! - `funnel` (`stats --funnel`): every position's white score against its
-//!   number of games, inside the limits that chance alone keeps 95% and
-//!   99.8% of positions within.
+//! - `ranking` (`stats --plot`): every position's shrunk estimate of
+//!   White's score with its 95% interval, ordered by the estimate, beside
+//!   its raw score, against the score of all games, with the standard
+//!   start (518) marked;
+//! - `funnel` (`stats --funnel`): every position's White score (adjusted
+//!   for the ratings) against its number of games on a log axis, inside
+//!   the limits that chance alone keeps 95% and 99.8% of positions within,
+//!   exact for few games; the few most extreme positions labelled.
 //!
-//! Both merge the groups of a grouped table per position first. Text goes
-//! into the SVG as `<text>` elements that the viewer sets in its own
-//! sans-serif font, so plotters needs no font files or font libraries here
-//! (its `ttf` feature would pull in fontconfig). The same table always
-//! gives the same bytes.
+//! Both analyse the groups of a grouped table merged per position. Each
+//! has its legend in a panel beside the chart, where it covers no data.
+//! Text goes into the SVG as `<text>` elements that the viewer sets in its
+//! own sans-serif font, so plotters needs no font files or font libraries
+//! here (its `ttf` feature would pull in fontconfig). The same table
+//! always gives the same bytes.
 
 mod funnel;
 mod ranking;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::io;
 
 use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 pub use funnel::write_funnel_svg;
 pub use ranking::write_ranking_svg;
 
+use crate::stats::{Analysis, Rows, TableAnalysis};
+
 /// Width and height of a drawing, in SVG user units (pixels).
 const SIZE: (u32, u32) = (1200, 640);
+
+/// Width of the legend panel at the right of the drawing.
+const LEGEND_WIDTH: u32 = 330;
 
 const FONT: &str = "sans-serif";
 const POINT: RGBColor = RGBColor(31, 78, 140);
 const BAR: RGBColor = RGBColor(180, 198, 226);
 const HIGHLIGHT: RGBColor = RGBColor(210, 30, 40);
 const MEAN: RGBColor = RGBColor(40, 40, 40);
-const SHRUNK: RGBColor = RGBColor(230, 140, 20);
 const GRID: RGBColor = RGBColor(225, 225, 225);
 
 /// Why a plot could not be written.
@@ -112,7 +121,10 @@ fn caption(what: &str, positions: usize, games: u64) -> String {
 }
 
 /// The note a plot without finished games carries in its middle.
-fn draw_nothing_to_plot(chart: &mut Chart<'_, '_>, at: (f64, f64)) -> Result<(), PlotError> {
+fn draw_nothing_to_plot<X: plotters::coord::ranged1d::Ranged<ValueType = f64>>(
+    chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<X, RangedCoordf64>>,
+    at: (f64, f64),
+) -> Result<(), PlotError> {
     let centre = Pos::new(HPos::Center, VPos::Center);
     let style = TextStyle::from((FONT, 24)).color(&MEAN).pos(centre);
     chart
@@ -121,20 +133,70 @@ fn draw_nothing_to_plot(chart: &mut Chart<'_, '_>, at: (f64, f64)) -> Result<(),
     Ok(())
 }
 
-/// The legend, in a corner.
-fn draw_legend<'a, 'b: 'a>(
-    chart: &mut Chart<'a, 'b>,
-    corner: SeriesLabelPosition,
-) -> Result<(), PlotError> {
-    chart
-        .configure_series_labels()
-        .position(corner)
-        .margin(12)
-        .label_font((FONT, 16))
-        .background_style(WHITE.mix(0.9))
-        .border_style(RGBColor(180, 180, 180))
-        .draw()
-        .map_err(draw_error)
+/// What a legend entry shows beside its text.
+#[derive(Clone, Copy, Debug)]
+enum Marker {
+    /// A filled dot of a colour and opacity.
+    Dot(RGBColor, f64),
+    /// A line, dashed or not.
+    Line(RGBColor, bool),
+    /// A vertical bar.
+    Bar(RGBColor),
+}
+
+/// The legend, in its own panel: one entry per line (a `\n` in a text
+/// starts a second line).
+fn draw_legend(panel: &Root<'_>, entries: &[(Marker, String)]) -> Result<(), PlotError> {
+    let text = TextStyle::from((FONT, 16))
+        .color(&MEAN)
+        .pos(Pos::new(HPos::Left, VPos::Center));
+    let mut y = 70;
+    for (marker, label) in entries {
+        let element: DynElement<'_, SVGBackend<'_>, (i32, i32)> = match *marker {
+            Marker::Dot(colour, alpha) => {
+                Circle::new((22, y), 5, colour.mix(alpha).filled()).into_dyn()
+            }
+            Marker::Line(colour, false) => {
+                PathElement::new(vec![(8, y), (36, y)], colour.stroke_width(2)).into_dyn()
+            }
+            Marker::Line(colour, true) => {
+                DashedPathElement::new(vec![(8, y), (36, y)], 6, 3, colour.stroke_width(2))
+                    .into_dyn()
+            }
+            Marker::Bar(colour) => {
+                PathElement::new(vec![(22, y - 9), (22, y + 9)], colour.stroke_width(3)).into_dyn()
+            }
+        };
+        panel.draw(&element).map_err(draw_error)?;
+        for (i, line) in label.split('\n').enumerate() {
+            let at = (46, y + 19 * i as i32);
+            panel
+                .draw(&Text::new(line.to_string(), at, text.clone()))
+                .map_err(draw_error)?;
+        }
+        y += 19 * label.split('\n').count() as i32 + 14;
+    }
+    Ok(())
+}
+
+/// The analysis the plots show, and its rows: the table's own when it has
+/// one group, else that of its groups merged per position.
+fn merged<'a>(analysis: &'a TableAnalysis<'_>) -> (Cow<'a, Analysis>, Cow<'a, Rows>) {
+    match analysis.groups.as_slice() {
+        [(group, only)] => {
+            let rows = analysis
+                .table
+                .groups()
+                .find(|(name, _)| name == group)
+                .map(|(_, rows)| rows)
+                .expect("the analysis is of this table");
+            (Cow::Borrowed(only), Cow::Borrowed(rows))
+        }
+        _ => {
+            let rows = analysis.table.merged_positions();
+            (Cow::Owned(Analysis::of(&rows, "")), Cow::Owned(rows))
+        }
+    }
 }
 
 /// A text with a pale box behind it, so that it stays readable over the
@@ -142,8 +204,8 @@ fn draw_legend<'a, 'b: 'a>(
 ///
 /// The SVG viewer picks the font, so the box is sized for a typical sans
 /// serif: 0.6 em per character.
-fn draw_label(
-    chart: &Chart<'_, '_>,
+fn draw_label<X: plotters::coord::ranged1d::Ranged<ValueType = f64>>(
+    chart: &ChartContext<'_, SVGBackend<'_>, Cartesian2d<X, RangedCoordf64>>,
     text: String,
     at: (f64, f64),
     offset: (i32, i32),

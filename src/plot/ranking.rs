@@ -1,6 +1,12 @@
-//! `stats --plot`: the positions ranked by White's score, each raw score
-//! with its Wilson interval and, beside it, its empirical-Bayes estimate,
-//! which pulls a score built on few games towards the mean of all.
+//! `stats --plot`: the positions ranked by their shrunk estimate of
+//! White's score, each with its 95% interval (see
+//! [`crate::stats::shrink`]), beside its raw score; the score of all games
+//! as a line over them, and the standard start (518) marked.
+//!
+//! Ranked by the raw score, the first and last places go to positions of
+//! two games and a lucky or unlucky result. Ranked by the shrunk estimate,
+//! a position stands high only if its games say so, and its interval says
+//! how sure that is.
 
 use std::cmp::Ordering;
 
@@ -9,10 +15,11 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{
-    BAR, Chart, FONT, GRID, HIGHLIGHT, MEAN, POINT, PlotError, Root, SHRUNK, caption, draw_error,
-    draw_label, draw_legend, draw_nothing_to_plot, render, thousands, write_svg,
+    BAR, Chart, FONT, GRID, HIGHLIGHT, LEGEND_WIDTH, MEAN, Marker, POINT, PlotError, Root, SIZE,
+    caption, draw_error, draw_label, draw_legend, draw_nothing_to_plot, merged, thousands,
+    write_svg,
 };
-use crate::stats::{PositionStats, ShrunkScore, StatsTable, shrink};
+use crate::stats::{ShrunkScore, TableAnalysis};
 
 /// The Scharnagl number of the standard start position.
 const STANDARD: u16 = 518;
@@ -20,67 +27,52 @@ const STANDARD: u16 = 518;
 /// Up to this many positions, each point carries its Scharnagl number.
 const MAX_NAMED_POINTS: usize = 30;
 
-/// Up to this many positions, the empirical-Bayes intervals are drawn too;
-/// beyond, they would hide the raw intervals they stand beside.
-const MAX_SHRUNK_INTERVALS: usize = 60;
+const RAW: RGBColor = RGBColor(150, 150, 150);
 
 /// One position on the plot.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Point {
     scharnagl: u16,
-    stats: PositionStats,
+    games: u64,
     score: f64,
-    low: f64,
-    high: f64,
-    shrunk: Option<ShrunkScore>,
+    shrunk: ShrunkScore,
 }
 
-/// The positions with finished games, all groups merged, sorted by White's
-/// score and then by Scharnagl number, with their empirical-Bayes
-/// estimates over the merged table.
-fn points(table: &StatsTable) -> Vec<Point> {
-    let merged = table.merged_positions();
-    let model = shrink(&merged);
-    let mut points: Vec<Point> = merged
-        .into_iter()
-        .filter_map(|(scharnagl, stats)| {
-            let score = stats.white_score()?;
-            let (low, high) = stats.white_score_interval()?;
-            let shrunk = model
-                .as_ref()
-                .and_then(|model| model.estimates.get(&scharnagl).copied());
+/// The positions with a shrunk estimate (all groups merged), sorted by
+/// it and then by Scharnagl number.
+fn points(analysis: &TableAnalysis<'_>) -> Vec<Point> {
+    let (merged_analysis, rows) = merged(analysis);
+    let mut points: Vec<Point> = rows
+        .iter()
+        .filter_map(|(&scharnagl, stats)| {
+            let shrunk = merged_analysis.positions.get(&scharnagl)?.shrunk?;
             Some(Point {
                 scharnagl,
-                stats,
-                score,
-                low,
-                high,
+                games: stats.finished(),
+                score: stats.white_score()?,
                 shrunk,
             })
         })
         .collect();
-    // Compared as exact fractions (2 wins + draws) / (2 finished), so that
-    // equal scores tie exactly and the order never depends on rounding.
-    points.sort_by(|a, b| compare_scores(&a.stats, &b.stats).then(a.scharnagl.cmp(&b.scharnagl)));
+    points.sort_by(|a, b| {
+        a.shrunk
+            .estimate
+            .partial_cmp(&b.shrunk.estimate)
+            .unwrap_or(Ordering::Equal)
+            .then(a.scharnagl.cmp(&b.scharnagl))
+    });
     points
-}
-
-fn compare_scores(a: &PositionStats, b: &PositionStats) -> Ordering {
-    let half_points = |s: &PositionStats| u128::from(2 * s.white_wins + s.draws);
-    let halves = |s: &PositionStats| u128::from(2 * s.finished());
-    (half_points(a) * halves(b)).cmp(&(half_points(b) * halves(a)))
 }
 
 /// Draws White's score per start position as an SVG file.
 ///
-/// One point per position with at least one finished game (rows of a
-/// grouped table are merged per position first), ordered left to right by
-/// White's score, with a vertical bar for its 95% Wilson interval and, at
-/// the same rank, its empirical-Bayes estimate (see
-/// [`crate::stats::shrink`]; with its interval up to 60 positions).
-/// Position 518, the standard start, is drawn in red and labelled; a dashed
-/// line marks White's score over all games. The same table always gives the
-/// same bytes.
+/// One point per position with a shrunk estimate (rows of a grouped table
+/// are merged per position first), ordered left to right by the estimate,
+/// with a vertical bar for its 95% interval and a grey dot for its raw
+/// score. Position 518, the standard start, is drawn in red and labelled;
+/// a dashed line over everything marks White's score over all games. The
+/// legend stands in a panel beside the chart. The same table always gives
+/// the same bytes.
 ///
 /// A table without finished games still gives a plot, with empty axes and a
 /// note saying so, just as the CSV of such a table is a header alone.
@@ -90,19 +82,22 @@ fn compare_scores(a: &PositionStats, b: &PositionStats) -> Ordering {
 /// [`PlotError::Io`] when `out` fails;
 /// [`PlotError::Draw`] if plotters fails, which it should not for an
 /// in-memory SVG.
-pub fn write_ranking_svg(table: &StatsTable, out: impl std::io::Write) -> Result<(), PlotError> {
-    write_svg(&render_ranking(table)?, out)
+pub fn write_ranking_svg(
+    analysis: &TableAnalysis<'_>,
+    out: impl std::io::Write,
+) -> Result<(), PlotError> {
+    write_svg(&render_ranking(analysis)?, out)
 }
 
 /// The SVG document [`write_ranking_svg`] writes.
-fn render_ranking(table: &StatsTable) -> Result<String, PlotError> {
-    let points = points(table);
-    let total = table.total();
-    render(|root| draw(root, &points, &total))
+fn render_ranking(analysis: &TableAnalysis<'_>) -> Result<String, PlotError> {
+    let points = points(analysis);
+    let mean = analysis.table.total().white_score();
+    super::render(|root| draw(root, &points, mean))
 }
 
 /// Marker sizes: (radius of a point, width of a bar). They shrink as
-/// positions crowd together: 960 points share about 1100 pixels, so their
+/// positions crowd together: 960 points share about 800 pixels, so their
 /// bars are hairlines that blend into a band.
 fn sizes(count: usize) -> (i32, u32) {
     match count {
@@ -117,24 +112,47 @@ fn x_of(rank: usize) -> f64 {
     (rank + 1) as f64
 }
 
-fn draw(root: &Root<'_>, points: &[Point], total: &PositionStats) -> Result<(), PlotError> {
-    let games: u64 = points.iter().map(|p| p.stats.finished()).sum();
+fn draw(root: &Root<'_>, points: &[Point], mean: Option<f64>) -> Result<(), PlotError> {
+    let (chart_area, panel) = root.split_horizontally(SIZE.0 - LEGEND_WIDTH);
+    let games: u64 = points.iter().map(|p| p.games).sum();
     let title = caption("White's score", points.len(), games);
-    let mut chart = ranking_chart(root, title, points.len())?;
+    let mut chart = ranking_chart(&chart_area, title, points.len())?;
     if points.is_empty() {
         return draw_nothing_to_plot(&mut chart, (1.0, 0.5));
     }
-    draw_scores(&mut chart, points)?;
-    draw_shrunk(&mut chart, points)?;
-    if let Some(mean) = total.white_score() {
-        draw_mean(&mut chart, mean, x_of(points.len()) - 0.5)?;
+    draw_estimates(&mut chart, points)?;
+    let standard = draw_standard(&mut chart, points)?;
+    if let Some(mean) = mean {
+        // Over the points, thin: it must not vanish behind estimates
+        // that all sit on it.
+        chart
+            .draw_series([DashedPathElement::new(
+                [(0.5, mean), (x_of(points.len()) - 0.5, mean)],
+                8,
+                5,
+                MEAN.stroke_width(1),
+            )])
+            .map_err(draw_error)?;
     }
-    draw_standard(&mut chart, points)?;
     if points.len() <= MAX_NAMED_POINTS {
         draw_point_names(&mut chart, points)?;
     }
-    // Upper left: there the points are the lowest scores, furthest away.
-    draw_legend(&mut chart, SeriesLabelPosition::UpperLeft)
+    let mut entries = vec![
+        (
+            Marker::Dot(POINT, 1.0),
+            "a start position: its shrunk\nestimate of White's score".to_string(),
+        ),
+        (Marker::Bar(BAR), "its 95% interval".to_string()),
+        (Marker::Dot(RAW, 0.8), "its raw score".to_string()),
+    ];
+    if let Some(mean) = mean {
+        entries.push((
+            Marker::Line(MEAN, true),
+            format!("score of all games: {mean:.3}"),
+        ));
+    }
+    entries.push((Marker::Dot(HIGHLIGHT, 1.0), standard));
+    draw_legend(&panel, &entries)
 }
 
 /// The axes: ranks 1 to `count` (half a rank of air on either side), and
@@ -146,7 +164,7 @@ fn ranking_chart<'a, 'b>(
 ) -> Result<Chart<'a, 'b>, PlotError> {
     let x_end = count as f64 + 0.5;
     let mut chart = ChartBuilder::on(root)
-        .caption(title, (FONT, 26))
+        .caption(title, (FONT, 22))
         .margin(16)
         .x_label_area_size(56)
         .y_label_area_size(72)
@@ -170,105 +188,47 @@ fn ranking_chart<'a, 'b>(
         .y_label_formatter(&|y| format!("{y:.1}"))
         .light_line_style(WHITE)
         .bold_line_style(GRID)
-        .x_desc("positions, ordered by White's score")
+        .x_desc("positions, ordered by their shrunk estimate")
         .y_desc("White's score")
-        .axis_desc_style((FONT, 20))
-        .label_style((FONT, 16))
+        .axis_desc_style((FONT, 18))
+        .label_style((FONT, 15))
         .draw()
         .map_err(draw_error)?;
     Ok(chart)
 }
 
-/// Each position's raw score and its Wilson interval.
-fn draw_scores(chart: &mut Chart<'_, '_>, points: &[Point]) -> Result<(), PlotError> {
+/// Each position's interval, raw score and estimate.
+fn draw_estimates(chart: &mut Chart<'_, '_>, points: &[Point]) -> Result<(), PlotError> {
     let (radius, bar_width) = sizes(points.len());
     chart
         .draw_series(points.iter().enumerate().map(|(rank, p)| {
             PathElement::new(
-                vec![(x_of(rank), p.low), (x_of(rank), p.high)],
+                vec![(x_of(rank), p.shrunk.low), (x_of(rank), p.shrunk.high)],
                 BAR.stroke_width(bar_width),
             )
         }))
-        .map_err(draw_error)?
-        .label("95% interval (Wilson)")
-        .legend(|(x, y)| {
-            PathElement::new(vec![(x + 10, y - 8), (x + 10, y + 8)], BAR.stroke_width(3))
-        });
+        .map_err(draw_error)?;
+    chart
+        .draw_series(points.iter().enumerate().map(|(rank, p)| {
+            Circle::new(
+                (x_of(rank), p.score),
+                (radius - 1).max(1),
+                RAW.mix(0.6).filled(),
+            )
+        }))
+        .map_err(draw_error)?;
     chart
         .draw_series(
-            points
-                .iter()
-                .enumerate()
-                .map(|(rank, p)| Circle::new((x_of(rank), p.score), radius, POINT.filled())),
+            points.iter().enumerate().map(|(rank, p)| {
+                Circle::new((x_of(rank), p.shrunk.estimate), radius, POINT.filled())
+            }),
         )
-        .map_err(draw_error)?
-        .label("a start position: White's score")
-        .legend(move |(x, y)| Circle::new((x + 10, y), 4, POINT.filled()));
+        .map_err(draw_error)?;
     Ok(())
 }
 
-/// Each position's empirical-Bayes estimate beside its raw score: a cross
-/// at the same rank, and with few positions its interval, a quarter rank
-/// to the right.
-fn draw_shrunk(chart: &mut Chart<'_, '_>, points: &[Point]) -> Result<(), PlotError> {
-    let shrunk: Vec<(f64, ShrunkScore)> = points
-        .iter()
-        .enumerate()
-        .filter_map(|(rank, p)| Some((x_of(rank), p.shrunk?)))
-        .collect();
-    if shrunk.is_empty() {
-        return Ok(());
-    }
-    let (radius, bar_width) = sizes(points.len());
-    chart
-        .draw_series(
-            shrunk
-                .iter()
-                .map(|(x, s)| Cross::new((*x, s.estimate), radius, SHRUNK.stroke_width(2))),
-        )
-        .map_err(draw_error)?
-        .label("its empirical-Bayes estimate (shrunk towards the mean)")
-        .legend(|(x, y)| Cross::new((x + 10, y), 4, SHRUNK.stroke_width(2)));
-    if points.len() <= MAX_SHRUNK_INTERVALS {
-        let bar = SHRUNK.mix(0.5);
-        chart
-            .draw_series(shrunk.iter().map(|(x, s)| {
-                let x = x + 0.25;
-                PathElement::new(vec![(x, s.low), (x, s.high)], bar.stroke_width(bar_width))
-            }))
-            .map_err(draw_error)?
-            .label("the estimate's 95% interval")
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x + 10, y - 8), (x + 10, y + 8)], bar.stroke_width(3))
-            });
-    }
-    Ok(())
-}
-
-/// White's score over all games: a dashed line, labelled at its left end.
-fn draw_mean(chart: &mut Chart<'_, '_>, mean: f64, x_end: f64) -> Result<(), PlotError> {
-    chart
-        .draw_series([DashedPathElement::new(
-            [(0.5, mean), (x_end, mean)],
-            8,
-            5,
-            MEAN.stroke_width(2),
-        )])
-        .map_err(draw_error)?
-        .label("White's score over all games")
-        .legend(|(x, y)| DashedPathElement::new([(x, y), (x + 20, y)], 6, 3, MEAN.stroke_width(2)));
-    // Placed at the left end, above the line: there the points are the
-    // lowest scores, so the label covers the fewest of them.
-    let style = TextStyle::from((FONT, 17))
-        .color(&MEAN)
-        .pos(Pos::new(HPos::Left, VPos::Bottom));
-    let label = format!("all games: {mean:.3}");
-    draw_label(chart, label, (0.5, mean), (8, -5), style)
-}
-
-/// Position 518 in red and labelled, or a legend entry saying it has no
-/// finished games.
-fn draw_standard(chart: &mut Chart<'_, '_>, points: &[Point]) -> Result<(), PlotError> {
+/// Position 518 in red and labelled; the legend's text for it.
+fn draw_standard(chart: &mut Chart<'_, '_>, points: &[Point]) -> Result<String, PlotError> {
     let count = points.len();
     let (radius, _) = sizes(count);
     let Some((rank, p)) = points
@@ -278,49 +238,48 @@ fn draw_standard(chart: &mut Chart<'_, '_>, points: &[Point]) -> Result<(), Plot
     else {
         // Most Chess960 archives lack the standard start; say so rather than
         // leave the reader searching for it.
-        chart
-            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
-            .map_err(draw_error)?
-            .label("518, the standard start: no finished games")
-            .legend(|(x, y)| Circle::new((x + 10, y), 5, HIGHLIGHT.stroke_width(2)));
-        return Ok(());
+        return Ok("518, the standard start:\nno finished games".to_string());
     };
     let x = x_of(rank);
     chart
         .draw_series([PathElement::new(
-            vec![(x, p.low), (x, p.high)],
+            vec![(x, p.shrunk.low), (x, p.shrunk.high)],
             HIGHLIGHT.stroke_width(2),
         )])
         .map_err(draw_error)?;
     chart
-        .draw_series([Circle::new((x, p.score), radius + 2, HIGHLIGHT.filled())])
-        .map_err(draw_error)?
-        .label("518, the standard start")
-        .legend(|(x, y)| Circle::new((x + 10, y), 5, HIGHLIGHT.filled()));
-    // The label goes on the emptier side: right of a low score, left of a
-    // high one.
+        .draw_series([Circle::new(
+            (x, p.shrunk.estimate),
+            radius + 2,
+            HIGHLIGHT.filled(),
+        )])
+        .map_err(draw_error)?;
+    // The label goes on the emptier side: right of a low estimate, left
+    // of a high one; near 0 or 1 it hangs inwards.
     let right = rank < count / 2;
     let anchor = if right { HPos::Left } else { HPos::Right };
-    // Near 0 or 1 the label would leave the plot; it hangs inwards.
-    let (v_pos, dy) = if p.score > 0.93 {
+    let (v_pos, dy) = if p.shrunk.estimate > 0.93 {
         (VPos::Top, 4)
-    } else if p.score < 0.07 {
+    } else if p.shrunk.estimate < 0.07 {
         (VPos::Bottom, -4)
     } else {
         (VPos::Center, 0)
     };
-    let style = TextStyle::from((FONT, 17))
+    let style = TextStyle::from((FONT, 16))
         .color(&HIGHLIGHT)
         .pos(Pos::new(anchor, v_pos));
-    let games = p.stats.finished();
     let label = format!(
-        "518: {:.3} ({} game{})",
-        p.score,
-        thousands(games),
-        if games == 1 { "" } else { "s" }
+        "518: {:.3} [{:.3}, {:.3}]",
+        p.shrunk.estimate, p.shrunk.low, p.shrunk.high
     );
     let offset = if right { 10 } else { -10 };
-    draw_label(chart, label, (x, p.score), (offset, dy), style)
+    draw_label(chart, label, (x, p.shrunk.estimate), (offset, dy), style)?;
+    Ok(format!(
+        "518, the standard start\n({} game{}, raw score {:.3})",
+        thousands(p.games),
+        if p.games == 1 { "" } else { "s" },
+        p.score
+    ))
 }
 
 /// Each point's Scharnagl number beside it (518 has its own label).
@@ -336,7 +295,7 @@ fn draw_point_names(chart: &mut Chart<'_, '_>, points: &[Point]) -> Result<(), P
                 .enumerate()
                 .filter(|(_, p)| p.scharnagl != STANDARD)
                 .map(|(rank, p)| {
-                    EmptyElement::at((x_of(rank), p.score))
+                    EmptyElement::at((x_of(rank), p.shrunk.estimate))
                         + Text::new(p.scharnagl.to_string(), (radius + 4, -12), style.clone())
                 }),
         )
@@ -348,7 +307,7 @@ fn draw_point_names(chart: &mut Chart<'_, '_>, points: &[Point]) -> Result<(), P
 mod tests {
     use super::*;
     use crate::BackRank;
-    use crate::stats::{GameFacts, GameResult};
+    use crate::stats::{GameFacts, GameResult, StatsTable};
 
     fn game(result: Option<GameResult>) -> GameFacts {
         GameFacts {
@@ -375,39 +334,50 @@ mod tests {
     }
 
     #[test]
-    fn writes_the_same_svg_with_518_the_mean_and_the_estimates() {
-        let (mut first, mut second) = (Vec::new(), Vec::new());
+    fn writes_the_same_svg_with_518_the_mean_and_the_legend_beside() {
         let table = small_table();
-        write_ranking_svg(&table, &mut first).expect("writing the first plot");
-        write_ranking_svg(&table, &mut second).expect("writing the second plot");
-
-        let svg = String::from_utf8(first).expect("an SVG is UTF-8");
+        let analysis = TableAnalysis::of(&table);
+        let svg = render_ranking(&analysis).expect("a plot");
         assert!(svg.starts_with("<svg "), "{}", &svg[..svg.len().min(80)]);
         assert!(svg.trim_end().ends_with("</svg>"));
-        assert!(svg.contains("518: 0.750 (2 games)"), "518 is labelled");
+        assert!(svg.contains("518, the standard start"), "518 is named");
         // 2.5 points in 4 finished games.
-        assert!(svg.contains("all games: 0.625"), "the mean is labelled");
+        assert!(svg.contains("score of all games: 0.625"), "the mean");
         assert!(svg.contains("3 Chess960 start positions (4 finished games)"));
-        assert!(svg.contains("positions, ordered by White&apos;s score"));
-        assert!(
-            svg.contains("empirical-Bayes estimate"),
-            "the estimates are drawn"
-        );
-        assert_eq!(svg.as_bytes(), &second[..], "same table, same bytes");
+        assert!(svg.contains("positions, ordered by their shrunk estimate"));
+        // Every legend text starts right of the chart's area.
+        for line in ["its 95% interval", "its raw score", "score of all games"] {
+            let at = svg.find(line).expect("a legend line");
+            let element = &svg[svg[..at].rfind("<text").expect("a text element")..at];
+            let x: f64 = element
+                .split("x=\"")
+                .nth(1)
+                .and_then(|rest| rest.split('"').next())
+                .and_then(|x| x.parse().ok())
+                .expect("an x");
+            assert!(x > f64::from(SIZE.0 - LEGEND_WIDTH), "{line} at x = {x}");
+        }
+        assert_eq!(svg, render_ranking(&analysis).expect("again"), "same bytes");
     }
 
     #[test]
-    fn points_carry_the_estimates_of_the_merged_table() {
-        let points = points(&small_table());
-        let model = shrink(&small_table().merged_positions()).expect("three positions");
+    fn points_are_ordered_by_the_estimate_and_carry_it() {
+        let table = small_table();
+        let analysis = TableAnalysis::of(&table);
+        let points = points(&analysis);
+        assert_eq!(points.len(), 3);
+        for pair in points.windows(2) {
+            assert!(pair[0].shrunk.estimate <= pair[1].shrunk.estimate);
+        }
         for point in &points {
-            assert_eq!(point.shrunk, model.estimates.get(&point.scharnagl).copied());
-            assert!(point.shrunk.is_some(), "{}", point.scharnagl);
+            let findings = analysis.groups[0].1.positions[&point.scharnagl];
+            assert_eq!(Some(point.shrunk), findings.shrunk);
+            assert!(point.shrunk.high > point.shrunk.low, "never of no width");
         }
     }
 
     #[test]
-    fn groups_merge_and_ties_order_by_scharnagl() {
+    fn groups_merge_and_a_table_without_finished_games_says_so() {
         let mut grouped = StatsTable::default();
         add(&mut grouped, "2020", 518, Some(GameResult::WhiteWins));
         add(&mut grouped, "2021", 518, Some(GameResult::Draw));
@@ -415,37 +385,26 @@ mod tests {
         add(&mut grouped, "2020", 3, Some(GameResult::Draw));
         add(&mut grouped, "2021", 3, Some(GameResult::WhiteWins));
         add(&mut grouped, "2021", 3, Some(GameResult::BlackWins));
-        let order: Vec<(u16, u64)> = points(&grouped)
-            .iter()
-            .map(|p| (p.scharnagl, p.stats.finished()))
-            .collect();
-        assert_eq!(order, [(3, 3), (900, 1), (518, 2)]);
-
         let mut flat = StatsTable::default();
         for (_, id, stats) in grouped.rows() {
-            for _ in 0..stats.white_wins {
-                add(&mut flat, "", u32::from(id), Some(GameResult::WhiteWins));
-            }
-            for _ in 0..stats.draws {
-                add(&mut flat, "", u32::from(id), Some(GameResult::Draw));
-            }
-            for _ in 0..stats.black_wins {
-                add(&mut flat, "", u32::from(id), Some(GameResult::BlackWins));
+            for (result, times) in [
+                (GameResult::WhiteWins, stats.white_wins),
+                (GameResult::Draw, stats.draws),
+                (GameResult::BlackWins, stats.black_wins),
+            ] {
+                for _ in 0..times {
+                    add(&mut flat, "", u32::from(id), Some(result));
+                }
             }
         }
         assert_eq!(
-            render_ranking(&grouped).expect("grouped plot"),
-            render_ranking(&flat).expect("flat plot"),
+            render_ranking(&TableAnalysis::of(&grouped)).expect("grouped plot"),
+            render_ranking(&TableAnalysis::of(&flat)).expect("flat plot"),
             "a grouped table plots like the same games ungrouped"
         );
-    }
-
-    #[test]
-    fn a_table_without_finished_games_says_so() {
         let mut table = StatsTable::default();
         add(&mut table, "", 7, None);
-        let svg = render_ranking(&table).expect("an empty plot");
+        let svg = render_ranking(&TableAnalysis::of(&table)).expect("an empty plot");
         assert!(svg.contains("no finished games to plot"));
-        assert!(svg.contains("0 Chess960 start positions (0 finished games)"));
     }
 }

@@ -10,6 +10,7 @@ use arrow_array::builder::{
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
 
+use super::analysis::TableAnalysis;
 use super::csv::{Cell, cell_types, for_each_row, header};
 use super::table::StatsTable;
 
@@ -34,7 +35,8 @@ pub fn record_batch(table: &StatsTable, grouped: bool, all_positions: bool) -> R
     }
     types.extend(cell_types());
     let mut columns: Vec<Column> = types.iter().map(Column::of).collect();
-    for_each_row(table, grouped, all_positions, |cells| {
+    let analysis = TableAnalysis::of(table);
+    for_each_row(&analysis, grouped, all_positions, |cells| {
         for (column, cell) in columns.iter_mut().zip(cells) {
             column.append(cell);
         }
@@ -64,9 +66,11 @@ impl Column {
     /// An empty column of `cell`'s type.
     fn of(cell: &Cell<'_>) -> Column {
         match cell {
-            Cell::Text(_) | Cell::Arrangement(_) => Column::Text(StringBuilder::new()),
+            Cell::Text(_) | Cell::Arrangement(_) | Cell::Bins(_) => {
+                Column::Text(StringBuilder::new())
+            }
             Cell::Number(_) => Column::Number(Int32Builder::new()),
-            Cell::Count(_) => Column::Count(UInt64Builder::new()),
+            Cell::Count(_) | Cell::MaybeCount(_) => Column::Count(UInt64Builder::new()),
             Cell::Sum(_) => Column::Sum(Int64Builder::new()),
             Cell::Decimal(_) | Cell::Probability(_) => Column::Float(Float64Builder::new()),
         }
@@ -87,7 +91,9 @@ impl Column {
             (Column::Text(b), Cell::Text(text)) => b.append_value(text),
             (Column::Text(b), Cell::Arrangement(rank)) => b.append_value(rank.to_string()),
             (Column::Number(b), Cell::Number(n)) => b.append_value(i32::from(*n)),
+            (Column::Text(b), Cell::Bins(bins)) => b.append_value(bins.to_string()),
             (Column::Count(b), Cell::Count(n)) => b.append_value(*n),
+            (Column::Count(b), Cell::MaybeCount(n)) => b.append_option(*n),
             (Column::Sum(b), Cell::Sum(n)) => b.append_value(*n),
             (Column::Float(b), Cell::Decimal(value) | Cell::Probability(value)) => {
                 b.append_option(*value)

@@ -13,7 +13,8 @@ use serde::Deserialize;
 
 use crate::BackRank;
 
-use super::analysis::{Analysis, PositionFindings};
+use super::analysis::{PositionFindings, TableAnalysis};
+use super::rating_bins::RatingBins;
 use super::table::{PositionStats, Rows, StatsTable};
 
 /// The columns every stats CSV starts with, in this order.
@@ -64,15 +65,32 @@ pub const RESEARCH_COLUMNS: [&str; 8] = [
 /// of 10^-9.
 pub const ELO_SUM_COLUMNS: [&str; 3] = ["elo_points_x2", "elo_expected_e9", "elo_variance_e9"];
 
-/// How many columns a row has, `group` aside.
-pub const WIDTH: usize =
-    COLUMNS.len() + EXACT_COLUMNS.len() + RESEARCH_COLUMNS.len() + ELO_SUM_COLUMNS.len();
+/// The columns after [`ELO_SUM_COLUMNS`]: the draw-aware interval of
+/// White's score, the score the null model expects from the ratings, and
+/// the decisive games of the position's test with the wins the model
+/// expects of them.
+pub const MODEL_COLUMNS: [&str; 5] = [
+    "white_score_wdl_low",
+    "white_score_wdl_high",
+    "white_score_expected",
+    "decisive_games",
+    "white_wins_expected",
+];
 
-/// Writes a table as CSV: a header ([`header`]), then one row per
-/// position with games (every position with `all_positions`, in each
-/// group), sorted by group and Scharnagl number ([`for_each_row`]). With
-/// `grouped`, a leading `group` column. The tests across positions are
-/// run per group (see [`Analysis`]).
+/// The last column, a sum that merging reads: the finished rated games by
+/// rating-difference bin and result (see [`RatingBins`]).
+pub const BIN_COLUMNS: [&str; 1] = ["rating_bins"];
+
+/// How many columns a row has, `group` aside.
+pub const WIDTH: usize = COLUMNS.len()
+    + EXACT_COLUMNS.len()
+    + RESEARCH_COLUMNS.len()
+    + ELO_SUM_COLUMNS.len()
+    + MODEL_COLUMNS.len()
+    + BIN_COLUMNS.len();
+
+/// Writes a table as CSV: [`write_analysis_csv`] of its
+/// [`TableAnalysis`].
 ///
 /// # Errors
 ///
@@ -83,10 +101,29 @@ pub fn write_csv(
     all_positions: bool,
     out: impl Write,
 ) -> io::Result<()> {
+    write_analysis_csv(&TableAnalysis::of(table), grouped, all_positions, out)
+}
+
+/// Writes an analysed table as CSV: a header ([`header`]), then one row
+/// per position with games (every position with `all_positions`, in each
+/// group), sorted by group and Scharnagl number ([`for_each_row`]). With
+/// `grouped`, a leading `group` column. The tests across positions are
+/// run per group, their q-values over all groups together (see
+/// [`TableAnalysis`]).
+///
+/// # Errors
+///
+/// Any error of `out`.
+pub fn write_analysis_csv(
+    analysis: &TableAnalysis<'_>,
+    grouped: bool,
+    all_positions: bool,
+    out: impl Write,
+) -> io::Result<()> {
     let mut csv = csv::Writer::from_writer(out);
     csv.write_record(header(grouped)).map_err(into_io)?;
     let mut record: Vec<String> = Vec::with_capacity(WIDTH + 1);
-    for_each_row(table, grouped, all_positions, |cells| {
+    for_each_row(analysis, grouped, all_positions, |cells| {
         record.clear();
         record.extend(cells.iter().map(Cell::to_text));
         csv.write_record(&record)
@@ -110,7 +147,7 @@ pub fn into_io(err: csv::Error) -> io::Error {
 
 /// The names of the CSV's columns, in order: `group` (with `grouped`),
 /// [`COLUMNS`], [`EXACT_COLUMNS`], [`RESEARCH_COLUMNS`],
-/// [`ELO_SUM_COLUMNS`].
+/// [`ELO_SUM_COLUMNS`], [`MODEL_COLUMNS`], [`BIN_COLUMNS`].
 pub fn header(grouped: bool) -> Vec<&'static str> {
     let mut header: Vec<&str> = Vec::with_capacity(WIDTH + 1);
     if grouped {
@@ -120,6 +157,8 @@ pub fn header(grouped: bool) -> Vec<&'static str> {
     header.extend(EXACT_COLUMNS);
     header.extend(RESEARCH_COLUMNS);
     header.extend(ELO_SUM_COLUMNS);
+    header.extend(MODEL_COLUMNS);
+    header.extend(BIN_COLUMNS);
     header
 }
 
@@ -143,6 +182,10 @@ pub enum Cell<'a> {
     /// (`1.23457e-12`): they span hundreds of orders of magnitude, where
     /// six decimals would write most as 0. None is empty.
     Probability(Option<f64>),
+    /// A count that may be undefined (empty).
+    MaybeCount(Option<u64>),
+    /// A position's rating bins, written as [`RatingBins`] shows them.
+    Bins(&'a RatingBins),
 }
 
 impl Cell<'_> {
@@ -156,6 +199,8 @@ impl Cell<'_> {
             Cell::Sum(n) => n.to_string(),
             Cell::Decimal(value) => value.map_or_else(String::new, |v| format!("{v:.6}")),
             Cell::Probability(value) => value.map_or_else(String::new, |v| format!("{v:.5e}")),
+            Cell::MaybeCount(n) => n.map_or_else(String::new, |n| n.to_string()),
+            Cell::Bins(bins) => bins.to_string(),
         }
     }
 }
@@ -163,17 +208,18 @@ impl Cell<'_> {
 /// Hands every row of the CSV, as its cells, to `each`: one per position
 /// with games (every position with `all_positions`, in each group),
 /// sorted by group and Scharnagl number, each starting with its group
-/// with `grouped`. The tests across positions are run per group.
+/// with `grouped`. The tests across positions are those of `analysis`.
 ///
 /// # Errors
 ///
 /// The first error of `each`.
-pub fn for_each_row<E>(
-    table: &StatsTable,
+pub fn for_each_row<'a, E>(
+    analysis: &'a TableAnalysis<'a>,
     grouped: bool,
     all_positions: bool,
     mut each: impl FnMut(&[Cell<'_>]) -> Result<(), E>,
 ) -> Result<(), E> {
+    let table = analysis.table;
     let empty = PositionStats::default();
     let mut groups: Vec<(&str, Option<&Rows>)> = table
         .groups()
@@ -184,8 +230,8 @@ pub fn for_each_row<E>(
     }
     let no_findings = PositionFindings::default();
     let mut cells: Vec<Cell<'_>> = Vec::with_capacity(WIDTH + 1);
-    for (group, rows) in groups {
-        let analysis = rows.map(Analysis::of);
+    for (index, (group, rows)) in groups.into_iter().enumerate() {
+        let analysis = rows.map(|_| &analysis.groups[index].1);
         let ids: Vec<u16> = if all_positions {
             (0..BackRank::COUNT).collect()
         } else {
@@ -210,10 +256,12 @@ pub fn for_each_row<E>(
 }
 
 /// The cells of one position's row, group aside.
-fn row(id: u16, stats: &PositionStats, findings: &PositionFindings) -> [Cell<'static>; WIDTH] {
+fn row<'a>(id: u16, stats: &'a PositionStats, findings: &PositionFindings) -> [Cell<'a>; WIDTH] {
     let rank = BackRank::from_scharnagl(u32::from(id)).expect("rows hold ids below 960");
     let (low, high) = stats.white_score_interval().unzip();
+    let (wdl_low, wdl_high) = findings.score_interval.unzip();
     let shrunk = findings.shrunk;
+    let test = findings.test;
     [
         Cell::Number(id),
         Cell::Number(rank.fritz9()),
@@ -238,8 +286,8 @@ fn row(id: u16, stats: &PositionStats, findings: &PositionFindings) -> [Cell<'st
         Cell::Count(stats.expected_white_e9),
         Cell::Count(stats.elo_games),
         Cell::Decimal(findings.white_score_vs_elo),
-        Cell::Decimal(findings.z),
-        Cell::Probability(findings.p_value),
+        Cell::Decimal(test.map(|t| t.z)),
+        Cell::Probability(test.map(|t| t.p_value)),
         Cell::Probability(findings.q_value),
         Cell::Decimal(shrunk.map(|s| s.estimate)),
         Cell::Decimal(shrunk.map(|s| s.low)),
@@ -247,13 +295,21 @@ fn row(id: u16, stats: &PositionStats, findings: &PositionFindings) -> [Cell<'st
         Cell::Count(stats.elo_points_x2),
         Cell::Count(stats.elo_expected_e9),
         Cell::Count(stats.elo_variance_e9),
+        Cell::Decimal(wdl_low),
+        Cell::Decimal(wdl_high),
+        Cell::Decimal(findings.expected_score),
+        Cell::MaybeCount(test.map(|t| t.decisive)),
+        Cell::Decimal(test.map(|t| t.expected)),
+        Cell::Bins(&stats.rating_bins),
     ]
 }
 
 /// The type of each column of a row without its group, in order: the
 /// cells of a row of no games.
 pub(super) fn cell_types() -> [Cell<'static>; WIDTH] {
-    row(0, &PositionStats::default(), &PositionFindings::default())
+    static EMPTY: std::sync::LazyLock<PositionStats> =
+        std::sync::LazyLock::new(PositionStats::default);
+    row(0, &EMPTY, &PositionFindings::default())
 }
 
 /// A stats CSV that cannot be merged.
@@ -267,6 +323,13 @@ pub enum ReadCsvError {
     /// The header is that of a version of `pgn960 stats` from before the
     /// research columns: it lacks their sums, which cannot be made up.
     OlderVersion(&'static str),
+    /// A `rating_bins` cell that no run writes.
+    BadBins {
+        /// 1-based line of the record.
+        line: u64,
+        /// What is wrong.
+        message: String,
+    },
     /// A Scharnagl number that is no position.
     BadPosition {
         /// 1-based line of the record.
@@ -288,6 +351,9 @@ impl fmt::Display for ReadCsvError {
                 f,
                 "no `{column}` column: written by an older `pgn960 stats`, whose sums cannot be merged exactly; count its archive again"
             ),
+            ReadCsvError::BadBins { line, message } => {
+                write!(f, "line {line}: `rating_bins`: {message}")
+            }
             ReadCsvError::BadPosition { line, scharnagl } => {
                 write!(f, "line {line}: `scharnagl` is {scharnagl}, not 0 to 959")
             }
@@ -325,18 +391,20 @@ struct SumsRow {
     elo_points_x2: u64,
     elo_expected_e9: u64,
     elo_variance_e9: u64,
+    rating_bins: String,
 }
 
 /// The columns [`SumsRow`] reads that a CSV of an older version lacks.
-const ELO_SUMS: [&str; 4] = [
+const ELO_SUMS: [&str; 5] = [
     "elo_games",
     "elo_points_x2",
     "elo_expected_e9",
     "elo_variance_e9",
+    "rating_bins",
 ];
 
 /// The columns [`SumsRow`] reads, which a mergeable CSV must have.
-const SUMS: [&str; 16] = [
+const SUMS: [&str; 17] = [
     "scharnagl",
     "games",
     "white_wins",
@@ -353,6 +421,7 @@ const SUMS: [&str; 16] = [
     "elo_points_x2",
     "elo_expected_e9",
     "elo_variance_e9",
+    "rating_bins",
 ];
 
 /// Reads a CSV written by [`write_csv`] back into a table, and whether it
@@ -403,7 +472,25 @@ pub fn read_csv(input: impl Read) -> Result<(StatsTable, bool), ReadCsvError> {
             elo_points_x2: row.elo_points_x2,
             elo_expected_e9: row.elo_expected_e9,
             elo_variance_e9: row.elo_variance_e9,
+            rating_bins: RatingBins::parse(&row.rating_bins)
+                .map_err(|message| ReadCsvError::BadBins { line, message })?,
         };
+        let binned = stats.rating_bins.totals();
+        let results = [stats.white_wins, stats.draws, stats.black_wins];
+        if binned.iter().sum::<u64>() != stats.elo_games
+            || binned.iter().zip(&results).any(|(b, r)| b > r)
+        {
+            let message = format!(
+                "holds {} games, {} by result, where `elo_games` is {} and the results {}/{}/{}",
+                binned.iter().sum::<u64>(),
+                binned.map(|b| b.to_string()).join("/"),
+                stats.elo_games,
+                results[0],
+                results[1],
+                results[2]
+            );
+            return Err(ReadCsvError::BadBins { line, message });
+        }
         if stats.games == 0 {
             continue; // an --all-positions row: nothing to add
         }

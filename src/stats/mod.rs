@@ -10,6 +10,7 @@
 //! written.
 //!
 //! - `table`: the counts, by group and position;
+//! - `rating_bins`: the rated games by rating difference and result;
 //! - `facts`: what is read of each game (result, ratings, group);
 //! - `analysis`: the tests across positions, per group;
 //! - `csv`: the CSV, written and read back;
@@ -24,22 +25,27 @@ mod arrow;
 mod csv;
 mod facts;
 mod json;
+mod rating_bins;
 mod table;
 
 pub use self::csv::{
-    COLUMNS, Cell, ELO_SUM_COLUMNS, EXACT_COLUMNS, RESEARCH_COLUMNS, ReadCsvError, for_each_row,
-    header, into_io, read_csv, write_csv,
+    BIN_COLUMNS, COLUMNS, Cell, ELO_SUM_COLUMNS, EXACT_COLUMNS, MODEL_COLUMNS, RESEARCH_COLUMNS,
+    ReadCsvError, for_each_row, header, into_io, read_csv, write_analysis_csv, write_csv,
 };
 pub use analysis::{
-    Analysis, ChiSquareTest, EloTest, FALSE_DISCOVERY_RATE, GroupTests, PositionFindings,
-    Shrinkage, ShrunkScore, benjamini_hochberg, chi_square_upper_tail, elo_test, independence_test,
-    shrink, two_sided_normal_p,
+    Analysis, CONTAMINATION_EVIDENCE, ChiSquareTest, Davidson, DecisiveFit, EXACT_MAX, EloTest,
+    FALSE_DISCOVERY_RATE, GroupTests, Heterogeneity, LOGISTIC_PER_POINT, NullModel, Pooled,
+    PositionFindings, PositionTest, REPLICATES, Reference, Shrinkage, ShrunkScore, TableAnalysis,
+    Unit, VARIANCE_TOLERANCE, WithinGroups, benjamini_hochberg, central_p, chi_square_upper_tail,
+    detectable_shift, detectable_tau, elo_test, firth_logistic, fit_decisive, heterogeneity,
+    heterogeneity_power, independence_test, score_interval, shrink, two_sided_normal_p,
 };
 pub use arrow::record_batch;
 pub use facts::{
     ELO_RANGE, GameFacts, GameResult, GroupBy, UNKNOWN_GROUP, parse_elo, parse_result, parse_year,
 };
-pub use json::write_summary_json;
+pub use json::{write_analysis_json, write_summary_json};
+pub use rating_bins::{BIN_WIDTH, MAX_BIN, MAX_DIFFERENCE, RatingBins, rating_bin};
 pub use table::{PositionStats, Rows, StatsTable, Z_95, Z_998, wilson};
 
 use crate::game::{KindCounts, Reading};

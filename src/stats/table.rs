@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use crate::BackRank;
 
 use super::facts::{GameFacts, GameResult};
+use super::rating_bins::RatingBins;
 
 /// z for a two-sided 95% interval: Φ⁻¹(0.975), to 7 digits.
 pub const Z_95: f64 = 1.959964;
@@ -18,7 +19,7 @@ pub const Z_998: f64 = 3.090232;
 pub(super) const EXPECTATION_SCALE: f64 = 1e9;
 
 /// Counts for one start position (within one group).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PositionStats {
     /// Games counted.
     pub games: u64,
@@ -54,6 +55,9 @@ pub struct PositionStats {
     /// every game were won or lost, in 10^-9 (V). Each game adds at most
     /// 2.5·10^8, so the sum holds 7·10^10 games.
     pub elo_variance_e9: u64,
+    /// The same games by result and rating difference: the sums behind
+    /// the per-position tests.
+    pub rating_bins: RatingBins,
 }
 
 impl PositionStats {
@@ -87,6 +91,7 @@ impl PositionStats {
                 };
                 self.elo_expected_e9 += expected;
                 self.elo_variance_e9 += variance_e9(expected);
+                self.rating_bins.add(white, black, result);
             }
         }
     }
@@ -112,6 +117,7 @@ impl PositionStats {
             elo_expected_e9,
             elo_variance_e9,
         );
+        self.rating_bins.merge(&other.rating_bins);
     }
 
     /// Games with a result of `1-0`, `0-1` or `1/2-1/2`.

@@ -2,66 +2,220 @@
 //! how often White wins, draws and loses, beyond what chance spreads? One
 //! test over all positions at once, where a table of per-position scores
 //! invites hundreds of comparisons.
+//!
+//! The chi-square distribution of the statistic needs about 5 expected
+//! games in every cell (Cochran 1954); a table of 960 positions with a few
+//! games each is far from that. Then the p-value is a Monte-Carlo one, as
+//! R's `chisq.test(simulate.p.value = TRUE)` computes it (Hope 1968;
+//! Patefield 1981): [`REPLICATES`] tables with the same row and column
+//! totals drawn at random, each row's results drawn from what the rows
+//! before it left, as from an urn (multivariate hypergeometric).
+
+use rand::RngExt;
+use rand_distr::{ChiSquared, Distribution, Hypergeometric};
 
 use super::distributions::chi_square_upper_tail;
+use super::elo::Reference;
+use super::montecarlo::{self, REPLICATES};
+
+/// A cell count below which the chi-square reference is not used.
+const COCHRAN_MINIMUM: f64 = 5.0;
 
 /// The outcome of a chi-square test.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ChiSquareTest {
     /// The statistic.
     pub statistic: f64,
     /// Its degrees of freedom.
     pub df: u64,
-    /// The upper tail at the statistic; none for 0 degrees of freedom.
+    /// The p-value; none for 0 degrees of freedom.
     pub p_value: Option<f64>,
+    /// How it was found (none for 0 degrees of freedom).
+    pub reference: Option<Reference>,
+    /// The simulated statistics, with a Monte-Carlo reference.
+    pub replicates: Vec<f64>,
 }
 
 /// Pearson's chi-square test of independence of rows and columns on a
 /// table of counts, without continuity correction (scipy's
 /// `chi2_contingency(table, correction=False)`). Rows and columns without
 /// counts are dropped first, so that every expected count is positive;
-/// df = (rows − 1)(columns − 1). None when the table holds no count.
+/// df = (rows − 1)(columns − 1). With every expected count at least 5
+/// the p-value is chi-square's, else a Monte-Carlo one with the random
+/// stream of `group`. None when the table holds no count.
 ///
 /// ```
 /// use pgn960::stats::independence_test;
 ///
 /// // White wins, draws, Black wins at two positions.
-/// let test = independence_test(&[[10, 0, 10], [20, 0, 0]]).expect("counts");
+/// let test = independence_test(&[[10, 0, 10], [20, 0, 0]], "").expect("counts");
 /// assert_eq!(test.df, 1); // the empty draws column is dropped
 /// assert!((test.statistic - 13.333333333333334).abs() < 1e-12);
 /// ```
-pub fn independence_test<const C: usize>(table: &[[u64; C]]) -> Option<ChiSquareTest> {
-    let rows: Vec<&[u64; C]> = table
-        .iter()
-        .filter(|row| row.iter().any(|&count| count > 0))
-        .collect();
-    let mut column_totals = [0u64; C];
-    for row in &rows {
-        for (total, count) in column_totals.iter_mut().zip(row.iter()) {
-            *total += count;
+pub fn independence_test<const C: usize>(table: &[[u64; C]], group: &str) -> Option<ChiSquareTest> {
+    let rows: Vec<Vec<u64>> = {
+        let kept: Vec<&[u64; C]> = table
+            .iter()
+            .filter(|row| row.iter().any(|&count| count > 0))
+            .collect();
+        let mut column_totals = [0u64; C];
+        for row in &kept {
+            for (total, count) in column_totals.iter_mut().zip(row.iter()) {
+                *total += count;
+            }
         }
+        let columns: Vec<usize> = (0..C).filter(|&j| column_totals[j] > 0).collect();
+        kept.iter()
+            .map(|row| columns.iter().map(|&j| row[j]).collect())
+            .collect()
+    };
+    let columns = rows.first()?.len();
+    let column_totals: Vec<u64> = (0..columns)
+        .map(|j| rows.iter().map(|row| row[j]).sum())
+        .collect();
+    let row_totals: Vec<u64> = rows.iter().map(|row| row.iter().sum()).collect();
+    let total: u64 = row_totals.iter().sum();
+    let statistic = pearson(&rows, &row_totals, &column_totals, total);
+    let df = (rows.len() as u64 - 1) * (columns as u64 - 1);
+    let mut test = ChiSquareTest {
+        statistic,
+        df,
+        p_value: None,
+        reference: None,
+        replicates: Vec::new(),
+    };
+    if df == 0 {
+        return Some(test);
     }
-    let columns: Vec<usize> = (0..C).filter(|&j| column_totals[j] > 0).collect();
-    let total: u64 = column_totals.iter().sum();
-    if total == 0 {
-        return None;
+    let least_expected = row_totals
+        .iter()
+        .flat_map(|&r| {
+            column_totals
+                .iter()
+                .map(move |&c| r as f64 * c as f64 / total as f64)
+        })
+        .fold(f64::INFINITY, f64::min);
+    if least_expected >= COCHRAN_MINIMUM {
+        test.reference = Some(Reference::ChiSquare);
+        test.p_value = chi_square_upper_tail(statistic, df);
+    } else {
+        test.replicates = simulate(&row_totals, &column_totals, total, group);
+        test.reference = Some(Reference::MonteCarlo);
+        test.p_value = Some(montecarlo::p_value(statistic, &test.replicates));
     }
+    Some(test)
+}
+
+/// Σ (observed − expected)² / expected.
+fn pearson(rows: &[Vec<u64>], row_totals: &[u64], column_totals: &[u64], total: u64) -> f64 {
     let mut statistic = 0.0;
-    for row in &rows {
-        let row_total: u64 = row.iter().sum();
-        for &j in &columns {
+    for (row, &row_total) in rows.iter().zip(row_totals) {
+        for (&count, &column_total) in row.iter().zip(column_totals) {
             // Products of counts are exact in f64 up to 2^53.
-            let expected = row_total as f64 * column_totals[j] as f64 / total as f64;
-            let difference = row[j] as f64 - expected;
+            let expected = row_total as f64 * column_total as f64 / total as f64;
+            let difference = count as f64 - expected;
             statistic += difference * difference / expected;
         }
     }
-    let df = (rows.len() as u64 - 1) * (columns.len() as u64 - 1);
-    Some(ChiSquareTest {
+    statistic
+}
+
+/// The statistics of [`REPLICATES`] random tables with the given totals.
+fn simulate(row_totals: &[u64], column_totals: &[u64], total: u64, group: &str) -> Vec<f64> {
+    let mut rng = montecarlo::stream(group, "wdl");
+    let mut table: Vec<Vec<u64>> = vec![vec![0; column_totals.len()]; row_totals.len()];
+    (0..REPLICATES)
+        .map(|_| {
+            let mut left: Vec<u64> = column_totals.to_vec();
+            let mut left_total = total;
+            for (row, &row_total) in table.iter_mut().zip(row_totals) {
+                // Draw the row's games one column at a time: of the games
+                // left, `left[j]` are of column j.
+                let mut to_draw = row_total;
+                let mut urn = left_total;
+                for (j, cell) in row.iter_mut().enumerate() {
+                    let count = if j + 1 == left.len() || to_draw == 0 {
+                        to_draw
+                    } else {
+                        hypergeometric(&mut rng, urn, left[j], to_draw)
+                    };
+                    *cell = count;
+                    urn -= left[j];
+                    left[j] -= count;
+                    to_draw -= count;
+                }
+                left_total -= row_total;
+            }
+            pearson(&table, row_totals, column_totals, total)
+        })
+        .collect()
+}
+
+/// The number of marked balls among `draws` drawn without replacement
+/// from an urn of `urn` balls of which `marked` are marked.
+fn hypergeometric(rng: &mut impl rand::Rng, urn: u64, marked: u64, draws: u64) -> u64 {
+    if marked == 0 || draws == 0 {
+        return 0;
+    }
+    if marked == urn {
+        return draws;
+    }
+    if draws <= 64 {
+        // A few draws: one uniform each is quicker than the sampler's
+        // set-up.
+        let (mut urn, mut marked, mut count) = (urn, marked, 0);
+        for _ in 0..draws {
+            if rng.random_range(0..urn) < marked {
+                marked -= 1;
+                count += 1;
+            }
+            urn -= 1;
+        }
+        return count;
+    }
+    Hypergeometric::new(urn, marked, draws)
+        .expect("a valid urn")
+        .sample(rng)
+}
+
+/// Σ over groups of the statistic, and its p-value: chi-square on the
+/// summed degrees of freedom when every group's reference is chi-square,
+/// else the replicates summed group by group (a chi-square draw for a
+/// group referred to chi-square). `(statistic, df, p, reference)`.
+pub fn pooled(tests: &[&ChiSquareTest]) -> Option<(f64, u64, f64, Reference)> {
+    let tested: Vec<&&ChiSquareTest> = tests.iter().filter(|t| t.reference.is_some()).collect();
+    if tested.is_empty() {
+        return None;
+    }
+    let statistic: f64 = tested.iter().map(|t| t.statistic).sum();
+    let df: u64 = tested.iter().map(|t| t.df).sum();
+    if tested
+        .iter()
+        .all(|t| t.reference == Some(Reference::ChiSquare))
+    {
+        let p = chi_square_upper_tail(statistic, df)?;
+        return Some((statistic, df, p, Reference::ChiSquare));
+    }
+    let mut rng = montecarlo::stream("", "pooled wdl");
+    let mut sums = vec![0.0; REPLICATES];
+    for test in tested {
+        if test.reference == Some(Reference::MonteCarlo) {
+            for (sum, r) in sums.iter_mut().zip(&test.replicates) {
+                *sum += r;
+            }
+        } else {
+            let chi = ChiSquared::new(test.df as f64).expect("df > 0");
+            for sum in sums.iter_mut() {
+                *sum += chi.sample(&mut rng);
+            }
+        }
+    }
+    Some((
         statistic,
         df,
-        p_value: chi_square_upper_tail(statistic, df),
-    })
+        montecarlo::p_value(statistic, &sums),
+        Reference::MonteCarlo,
+    ))
 }
 
 #[cfg(test)]
@@ -77,7 +231,7 @@ mod tests {
         // python3 -c "from scipy.stats import chi2_contingency as c;
         //   r = c([[30, 50, 20], [45, 40, 15], [10, 12, 3], [60, 90, 50]],
         //         correction=False); print(repr(r.statistic), r.dof, repr(r.pvalue))"
-        let test = independence_test(&[[30, 50, 20], [45, 40, 15], [10, 12, 3], [60, 90, 50]])
+        let test = independence_test(&[[30, 50, 20], [45, 40, 15], [10, 12, 3], [60, 90, 50]], "")
             .expect("counts");
         assert!(close(test.statistic, 10.661776711076278), "{test:?}");
         assert_eq!(test.df, 6);
@@ -85,28 +239,49 @@ mod tests {
             close(test.p_value.expect("df 6"), 0.09940920503248286),
             "{test:?}"
         );
+        assert_eq!(test.reference, Some(Reference::ChiSquare));
     }
 
     #[test]
-    fn empty_rows_and_columns_are_dropped() {
-        // python3 -c "from scipy.stats import chi2_contingency as c;
-        //   r = c([[3, 9], [8, 1], [5, 5]], correction=False);
-        //   print(repr(r.statistic), r.dof, repr(r.pvalue))"
+    fn a_sparse_table_gets_the_monte_carlo_p_value_of_its_exact_test() {
+        // Expected counts below 5: the p-value is a Monte-Carlo estimate
+        // of the exact conditional one (the Freeman-Halton extension of
+        // Fisher's test with Pearson's statistic), which enumerating the
+        // 3 × 2 tables with these totals gives (python3: sum of
+        // C(12,a)C(9,b)C(10,16-a-b)/C(31,16) over the tables whose
+        // statistic reaches 8.420949): 0.01814621501792796. 999
+        // replicates estimate it within 3 standard errors.
+        // scipy.stats.chi2_contingency([[3, 9], [8, 1], [5, 5]],
+        // correction=False) gives the statistic and df.
         let test =
-            independence_test(&[[3, 0, 9], [0, 0, 0], [8, 0, 1], [5, 0, 5]]).expect("counts");
+            independence_test(&[[3, 0, 9], [0, 0, 0], [8, 0, 1], [5, 0, 5]], "").expect("counts");
         assert!(close(test.statistic, 8.420949074074075), "{test:?}");
         assert_eq!(test.df, 2);
-        assert!(
-            close(test.p_value.expect("df 2"), 0.014839324857773221),
-            "{test:?}"
+        assert_eq!(test.reference, Some(Reference::MonteCarlo));
+        let exact = 0.01814621501792796;
+        let sd = (exact * (1.0 - exact) / REPLICATES as f64).sqrt();
+        let p = test.p_value.expect("df 2");
+        assert!((p - exact).abs() < 3.0 * sd + 1.0 / 1000.0, "{p}");
+        // The same table, the same p-value: the stream is seeded.
+        assert_eq!(
+            independence_test(&[[3, 0, 9], [8, 0, 1], [5, 0, 5]], "")
+                .expect("counts")
+                .p_value,
+            Some(p)
         );
+        // Another group, another stream.
+        let other = independence_test(&[[3, 0, 9], [8, 0, 1], [5, 0, 5]], "x").expect("counts");
+        assert!((other.p_value.expect("df 2") - exact).abs() < 3.0 * sd + 1.0 / 1000.0);
     }
 
     #[test]
     fn one_row_is_no_test_and_no_counts_none() {
-        let one = independence_test(&[[4, 5, 6]]).expect("counts");
-        assert_eq!((one.statistic, one.df, one.p_value), (0.0, 0, None));
-        assert_eq!(independence_test::<3>(&[[0, 0, 0]]), None);
-        assert_eq!(independence_test::<3>(&[]), None);
+        let one = independence_test(&[[4, 5, 6]], "").expect("counts");
+        assert_eq!(
+            (one.statistic, one.df, one.p_value, one.reference),
+            (0.0, 0, None, None)
+        );
+        assert_eq!(independence_test::<3>(&[[0, 0, 0]], ""), None);
+        assert_eq!(independence_test::<3>(&[], ""), None);
     }
 }

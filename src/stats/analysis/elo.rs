@@ -1,181 +1,393 @@
-//! The Elo-adjusted test: does White score above the ratings at some
-//! positions more than at others? A position's raw score mixes what the
-//! position gives White with who played it; comparing White's points with
-//! the Elo expectation of each game takes the players out, and comparing
-//! every position with White's advantage over all positions (δ) takes out
-//! what the first move gives White everywhere.
+//! The rating-adjusted tests: does White do better at some positions than
+//! the group's games of all positions predict for the same ratings?
 //!
-//! Per position, over its finished games with both ratings: n′ games, O
-//! points, expectation E = Σp and variance V = Σp(1 − p), where
-//! p = 1 / (1 + 10^((BlackElo − WhiteElo)/400)). Over the positions with
-//! V > 0: δ = Σ(O − E) / Σn′; per position z = (O − E − n′δ) / √V, and
-//! Q = Σz², chi-square with one degree of freedom fewer than positions
-//! when no position differs.
+//! Each position is tested on its decisive games, given which of its games
+//! were drawn: under the null model (see [`super::model`]) its White wins
+//! are a sum of independent wins of chances p = P(White wins | decisive)
+//! at each game's rating difference, a Poisson-binomial variable, whose
+//! exact distribution gives the position's p-value (see
+//! [`super::poisson_binomial`]). Conditioning on the draws makes the test
+//! exact whatever the draw rate, which differs between events and levels
+//! of play and would otherwise have to be modelled (in Davidson's model
+//! the draws say nothing about White's advantage); a position that turns
+//! losses into draws still shows, as a larger share of wins among its
+//! decisive games. Two games between unequal players give no small
+//! p-value: the chance that White loses both of a colour-reversed pair at
+//! expectations 0.981 and 0.019 is 0.019.
 //!
-//! V is the variance of White's points were every game won or lost; draws
-//! make the true variance smaller, so with many draws z is too small and
-//! the test errs on the cautious side.
+//! Over all positions, Q = Σ z², z = (W − E)/√V with E = Σp and V =
+//! Σp(1 − p) per position, is Pearson's statistic for the model. When
+//! every position has at least 5 expected wins and 5 expected losses
+//! (Cochran's rule) and Q's exact variance under the model, Σ(2 +
+//! κ₄/V²) with κ₄ = Σp(1 − p)(1 − 6p(1 − p)) the fourth cumulant of the
+//! wins, is within [`VARIANCE_TOLERANCE`] of chi-square's 2 per position
+//! (lopsided games give the wins heavy tails that Cochran's rule does not
+//! see), Q is referred to chi-square on (positions − parameters fitted)
+//! degrees of freedom; else to a parametric bootstrap:
+//! [`REPLICATES`] archives simulated from the fitted model (the same
+//! decisive games, their results drawn anew), the model refitted to each.
 
 use std::collections::BTreeMap;
 
-use super::super::table::{EXPECTATION_SCALE, Rows};
-use super::distributions::{chi_square_upper_tail, two_sided_normal_p};
+use rand::RngExt;
+use rand_distr::{Binomial, ChiSquared, Distribution};
 
-/// The Elo-adjusted test over the positions of one group.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct EloTest {
-    /// The positions with V > 0, which the test compares.
-    pub positions: u64,
-    /// Their finished rated games, Σn′.
-    pub games: u64,
-    /// δ: White's points above the Elo expectation per rated game, over
-    /// all those positions; none without them.
-    pub delta: Option<f64>,
-    /// Q = Σz² over those positions; none without them.
-    pub q: Option<f64>,
-    /// Positions − 1; none without positions.
-    pub df: Option<u64>,
-    /// The upper tail of chi-square(df) at Q; none for df = 0.
-    pub p_value: Option<f64>,
-    /// Per position with V > 0: z and its two-sided p-value.
-    pub z: BTreeMap<u16, (f64, f64)>,
+use super::super::rating_bins::RatingBins;
+use super::super::table::{EXPECTATION_SCALE, Rows};
+use super::distributions::chi_square_upper_tail;
+use super::model::{
+    DecisiveFit, NullModel, Pooled, bin_logit, contaminated, firth_logistic, fit_given_epsilon,
+    unrated_counts,
+};
+use super::montecarlo::{self, REPLICATES};
+use super::poisson_binomial::{Cell, central_p};
+
+/// Expected wins and losses a position needs for the chi-square reference.
+const COCHRAN_MINIMUM: f64 = 5.0;
+
+/// How far the variance of Q may be from chi-square's for the chi-square
+/// reference: 5%.
+pub const VARIANCE_TOLERANCE: f64 = 0.05;
+
+/// How a test's p-value over all positions was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reference {
+    /// The chi-square distribution of the statistic.
+    ChiSquare,
+    /// [`REPLICATES`] simulated archives.
+    MonteCarlo,
 }
 
-/// Runs the Elo-adjusted test over `rows`. Every sum is exact up to the
-/// divisions, which are done once, in the order of Scharnagl numbers, so
-/// that the same rows always give the same bits.
-pub fn elo_test(rows: &Rows) -> EloTest {
-    let tested: Vec<(u16, &_)> = rows
+impl Reference {
+    /// `chi-square` or `monte-carlo`, as the summary writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reference::ChiSquare => "chi-square",
+            Reference::MonteCarlo => "monte-carlo",
+        }
+    }
+}
+
+/// One position's rating-adjusted test.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PositionTest {
+    /// Its decisive games (rated and unrated, where the model has a fit).
+    pub decisive: u64,
+    /// White's wins among them.
+    pub wins: u64,
+    /// E = Σp: the wins the null model expects.
+    pub expected: f64,
+    /// V = Σp(1 − p).
+    pub variance: f64,
+    /// (W − E)/√V.
+    pub z: f64,
+    /// The exact (or saddlepoint) two-sided p-value of W.
+    pub p_value: f64,
+}
+
+/// The rating-adjusted tests over the positions of one group.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EloTest {
+    /// The fitted null model.
+    pub model: NullModel,
+    /// White's points above the Elo formula per finished rated game,
+    /// Σ(O − E)/Σn′ (descriptive; none without rated games).
+    pub delta: Option<f64>,
+    /// The positions tested (V > 0).
+    pub positions: u64,
+    /// Their decisive games.
+    pub games: u64,
+    /// Q = Σz².
+    pub q: Option<f64>,
+    /// Positions tested less the parameters fitted; none when not positive.
+    pub df: Option<u64>,
+    /// The p-value of Q (none without degrees of freedom).
+    pub p_value: Option<f64>,
+    /// How it was found.
+    pub reference: Option<Reference>,
+    /// The simulated Q*, when the reference is [`Reference::MonteCarlo`].
+    pub replicates: Vec<f64>,
+    /// Per position tested.
+    pub tests: BTreeMap<u16, PositionTest>,
+}
+
+/// A position's decisive games by cell: (bin or `None` for unrated,
+/// decisive games, White wins).
+type Decisive = Vec<(Option<i16>, u64, u64)>;
+
+fn decisive_cells(bins: &RatingBins, unrated: [u64; 3]) -> Decisive {
+    let mut cells: Decisive = bins
         .iter()
-        .filter(|(_, stats)| stats.elo_variance_e9 > 0)
-        .map(|(id, stats)| (*id, stats))
+        .filter(|(_, [w, _, l])| w + l > 0)
+        .map(|(bin, [w, _, l])| (Some(bin), w + l, w))
         .collect();
-    let games: u64 = tested.iter().map(|(_, stats)| stats.elo_games).sum();
+    if unrated[0] + unrated[2] > 0 {
+        cells.push((None, unrated[0] + unrated[2], unrated[0]));
+    }
+    cells
+}
+
+/// P(White wins | decisive) per cell under `model`; cells the model has
+/// no fit for are left out.
+fn chances(model: &NullModel, cells: &Decisive) -> Vec<(Cell, u64)> {
+    cells
+        .iter()
+        .filter_map(|&(bin, games, wins)| {
+            let (category, x) = model.category(bin)?;
+            let p = category.win_given_decisive(x)?;
+            Some(((games, p), wins))
+        })
+        .collect()
+}
+
+/// Runs the tests over `rows`, with the random stream of group `group`.
+pub fn elo_test(rows: &Rows, group: &str) -> EloTest {
+    let pooled = Pooled::of(rows);
+    let model = NullModel::fit(&pooled);
+    let positions: Vec<(u16, Decisive)> = rows
+        .iter()
+        .map(|(id, stats)| {
+            (
+                *id,
+                decisive_cells(&stats.rating_bins, unrated_counts(stats)),
+            )
+        })
+        .filter(|(_, cells)| !cells.is_empty())
+        .collect();
     let mut test = EloTest {
-        positions: tested.len() as u64,
-        games,
+        model,
+        delta: descriptive_delta(rows),
         ..EloTest::default()
     };
-    if tested.is_empty() {
+    let mut q = 0.0;
+    let mut cochran = true;
+    let mut excess_kurtosis = 0.0;
+    for (id, cells) in &positions {
+        let chances = chances(&model, cells);
+        let Some(position) = position_test(&chances) else {
+            continue;
+        };
+        cochran &= position.expected >= COCHRAN_MINIMUM
+            && position.decisive as f64 - position.expected >= COCHRAN_MINIMUM;
+        let kappa4: f64 = chances
+            .iter()
+            .map(|&((m, p), _)| m as f64 * p * (1.0 - p) * (1.0 - 6.0 * p * (1.0 - p)))
+            .sum();
+        excess_kurtosis += kappa4 / (position.variance * position.variance);
+        q += position.z * position.z;
+        test.games += position.decisive;
+        test.tests.insert(*id, position);
+    }
+    test.positions = test.tests.len() as u64;
+    if test.positions == 0 {
         return test;
     }
-    let excess_e9: i128 = tested.iter().map(|(_, stats)| stats.elo_excess_e9()).sum();
-    let delta = excess_e9 as f64 / EXPECTATION_SCALE / games as f64;
-    let mut q = 0.0;
-    for (id, stats) in tested {
-        let excess = stats.elo_excess_e9() as f64 / EXPECTATION_SCALE;
-        let z = (excess - stats.elo_games as f64 * delta) / stats.elo_variance().sqrt();
-        q += z * z;
-        test.z.insert(id, (z, two_sided_normal_p(z)));
-    }
-    let df = test.positions - 1;
-    test.delta = Some(delta);
     test.q = Some(q);
-    test.df = Some(df);
-    test.p_value = chi_square_upper_tail(q, df);
+    let parameters = fitted_parameters(&model, &pooled);
+    test.df = test.positions.checked_sub(parameters).filter(|df| *df > 0);
+    let Some(df) = test.df else {
+        return test;
+    };
+    // Var(Q)/(2k) − 1 = Σ(κ₄/V²)/(2k).
+    let variance_ratio = excess_kurtosis / (2.0 * test.positions as f64);
+    if cochran && variance_ratio.abs() <= VARIANCE_TOLERANCE {
+        test.reference = Some(Reference::ChiSquare);
+        test.p_value = chi_square_upper_tail(q, df);
+    } else {
+        test.replicates = bootstrap(&positions, &pooled, &model, group);
+        test.reference = Some(Reference::MonteCarlo);
+        test.p_value = Some(montecarlo::p_value(q, &test.replicates));
+    }
     test
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::BackRank;
-    use crate::stats::{GameFacts, GameResult, StatsTable};
+/// z and the exact p-value of one position; none when V = 0.
+fn position_test(chances: &[(Cell, u64)]) -> Option<PositionTest> {
+    let cells: Vec<Cell> = chances.iter().map(|(cell, _)| *cell).collect();
+    let wins: u64 = chances.iter().map(|(_, w)| w).sum();
+    let decisive: u64 = cells.iter().map(|(m, _)| m).sum();
+    let expected: f64 = cells.iter().map(|&(m, p)| m as f64 * p).sum();
+    let variance: f64 = cells.iter().map(|&(m, p)| m as f64 * p * (1.0 - p)).sum();
+    (variance > 0.0).then(|| PositionTest {
+        decisive,
+        wins,
+        expected,
+        variance,
+        z: (wins as f64 - expected) / variance.sqrt(),
+        p_value: central_p(&cells, wins),
+    })
+}
 
-    /// (position, result, WhiteElo, BlackElo): `ELO_GAMES` of
-    /// `testdata/stats/reference.py`.
-    const GAMES: [(u32, GameResult, i32, i32); 12] = {
-        use GameResult::{BlackWins as L, Draw as D, WhiteWins as W};
-        [
-            (1, W, 2500, 2400),
-            (1, D, 2400, 2400),
-            (1, W, 2300, 2500),
-            (1, L, 2600, 2450),
-            (2, L, 2500, 2400),
-            (2, D, 2450, 2500),
-            (2, D, 2700, 2300),
-            (2, W, 2500, 2500),
-            (2, L, 2350, 2400),
-            (3, W, 2500, 2500),
-            (3, W, 2400, 2600),
-            (3, W, 2550, 2500),
-        ]
+/// The parameters the model fitted to decisive games: α and β (or α
+/// alone) for rated games, α₀ for unrated ones.
+fn fitted_parameters(model: &NullModel, pooled: &Pooled) -> u64 {
+    let rated = model.rated.map_or(0, |m| if m.beta != 0.0 { 2 } else { 1 });
+    let rated = if pooled.rated.iter().all(|(_, [w, _, l])| w + l == 0) {
+        0
+    } else {
+        rated
     };
+    let unrated = u64::from(pooled.unrated[0] + pooled.unrated[2] > 0);
+    rated + unrated
+}
 
-    fn add(table: &mut StatsTable, id: u32, result: Option<GameResult>, elo: (i32, i32)) {
-        let position = BackRank::from_scharnagl(id).expect("test ids are below 960");
-        let game = GameFacts {
-            result,
-            white_elo: Some(elo.0),
-            black_elo: Some(elo.1),
+/// Σ(O − E)/Σn′ over all finished rated games, O and E by the Elo
+/// formula's expectation.
+fn descriptive_delta(rows: &Rows) -> Option<f64> {
+    let games: u64 = rows.values().map(|s| s.elo_games).sum();
+    let excess: i128 = rows.values().map(|s| s.elo_excess_e9()).sum();
+    (games > 0).then(|| excess as f64 / EXPECTATION_SCALE / games as f64)
+}
+
+/// Q* of [`REPLICATES`] archives simulated from `model`: every decisive
+/// game's result drawn anew, the model refitted, Q computed again.
+fn bootstrap(
+    positions: &[(u16, Decisive)],
+    pooled: &Pooled,
+    model: &NullModel,
+    group: &str,
+) -> Vec<f64> {
+    let mut rng = montecarlo::stream(group, "elo");
+    // Every cell of every position, with its chance under the fit.
+    let cells: Vec<Vec<(Option<i16>, u64, f64)>> = positions
+        .iter()
+        .map(|(_, cells)| {
+            cells
+                .iter()
+                .filter_map(|&(bin, games, _)| {
+                    let (category, x) = model.category(bin)?;
+                    Some((bin, games, category.win_given_decisive(x)?))
+                })
+                .collect()
+        })
+        .collect();
+    let bins: Vec<i16> = pooled.rated.iter().map(|(bin, _)| *bin).collect();
+    let index = |bin: i16| bins.binary_search(&bin).expect("every bin is pooled");
+    let decisive_per_bin: Vec<u64> = pooled.rated.iter().map(|(_, [w, _, l])| w + l).collect();
+    let unrated_decisive = pooled.unrated[0] + pooled.unrated[2];
+    let start = model.rated.map(|m| DecisiveFit {
+        alpha: m.alpha,
+        beta: m.beta,
+        epsilon: m.epsilon,
+    });
+    let mut replicates = Vec::with_capacity(REPLICATES);
+    let mut simulated: Vec<Vec<u64>> = cells.iter().map(|c| vec![0; c.len()]).collect();
+    for _ in 0..REPLICATES {
+        let mut wins_per_bin = vec![0u64; bins.len()];
+        let mut unrated_wins = 0;
+        for (position, wins) in cells.iter().zip(simulated.iter_mut()) {
+            for (&(bin, games, p), win) in position.iter().zip(wins.iter_mut()) {
+                *win = binomial(&mut rng, games, p);
+                match bin {
+                    Some(bin) => wins_per_bin[index(bin)] += *win,
+                    None => unrated_wins += *win,
+                }
+            }
+        }
+        let rated: Vec<(f64, f64, f64)> = bins
+            .iter()
+            .zip(&wins_per_bin)
+            .zip(&decisive_per_bin)
+            .filter(|(_, n)| **n > 0)
+            .map(|((bin, w), n)| (bin_logit(*bin), *w as f64, (n - w) as f64))
+            .collect();
+        let rated_fit = match start {
+            Some(start) if start.epsilon > 0.0 => {
+                fit_given_epsilon(&rated, start.epsilon, (start.alpha, start.beta))
+            }
+            _ => firth_logistic(&rated).map(|(alpha, beta)| DecisiveFit {
+                alpha,
+                beta,
+                epsilon: 0.0,
+            }),
         };
-        table.add("", position, &game);
-    }
-
-    fn rows() -> Rows {
-        let mut table = StatsTable::default();
-        for (id, result, white, black) in GAMES {
-            add(&mut table, id, Some(result), (white, black));
+        let unrated_fit = (unrated_decisive > 0)
+            .then(|| {
+                let w = unrated_wins as f64;
+                firth_logistic(&[(0.0, w, unrated_decisive as f64 - w)])
+            })
+            .flatten();
+        let chance = |bin: Option<i16>| -> Option<f64> {
+            match bin {
+                Some(bin) => {
+                    let fit = rated_fit?;
+                    Some(contaminated(
+                        fit.epsilon,
+                        fit.alpha + fit.beta * bin_logit(bin),
+                    ))
+                }
+                None => {
+                    let (alpha, _) = unrated_fit?;
+                    Some(contaminated(0.0, alpha))
+                }
+            }
+        };
+        let mut q = 0.0;
+        for (position, wins) in cells.iter().zip(&simulated) {
+            let (mut w, mut e, mut v) = (0.0, 0.0, 0.0);
+            for (&(bin, games, _), &win) in position.iter().zip(wins) {
+                let Some(p) = chance(bin) else { continue };
+                w += win as f64;
+                e += games as f64 * p;
+                v += games as f64 * p * (1.0 - p);
+            }
+            if v > 0.0 {
+                q += (w - e) * (w - e) / v;
+            }
         }
-        // Left out: an unfinished game, and one whose expectation rounds
-        // to 0 (1 / (1 + 10^9.75)), so that its position has V = 0.
-        add(&mut table, 2, None, (2500, 2000));
-        add(&mut table, 4, Some(GameResult::BlackWins), (100, 4000));
-        table.merged_positions()
+        replicates.push(q);
     }
+    replicates
+}
 
-    fn close(got: f64, want: f64, tolerance: f64) {
-        assert!(
-            (got - want).abs() <= tolerance * want.abs().max(1e-300),
-            "{got} against {want}"
-        );
+/// A binomial draw; exact for every size (rand_distr's BTPE and
+/// inversion).
+pub fn binomial(rng: &mut impl rand::Rng, games: u64, p: f64) -> u64 {
+    if p <= 0.0 || games == 0 {
+        return 0;
     }
+    if p >= 1.0 {
+        return games;
+    }
+    if games <= 16 {
+        // A few games: one uniform each is quicker than BTPE's set-up.
+        return (0..games).filter(|_| rng.random::<f64>() < p).count() as u64;
+    }
+    Binomial::new(games, p)
+        .expect("0 < p < 1 is a binomial")
+        .sample(rng)
+}
 
-    #[test]
-    fn matches_the_scipy_reference() {
-        // python3 testdata/stats/reference.py elo
-        let test = elo_test(&rows());
-        assert_eq!((test.positions, test.games, test.df), (3, 12, Some(2)));
-        // Expectations are summed in units of 10^-9: 1e-7 is ample.
-        close(test.delta.expect("δ"), 0.09986258821131573, 1e-7);
-        close(test.q.expect("Q"), 4.723552798787463, 1e-7);
-        close(test.p_value.expect("df 2"), 0.09425264405686898, 1e-7);
-        let want = [
-            (1, 0.018045373750984577, 0.9856026562754827),
-            (2, -1.36983578581149, 0.17073816841141654),
-            (3, 1.6872394860196545, 0.0915573116540297),
-        ];
-        assert_eq!(test.z.len(), 3, "position 4 has V = 0: no z");
-        for (id, z, p) in want {
-            let (got_z, got_p) = test.z[&id];
-            close(got_z, z, 1e-6);
-            close(got_p, p, 1e-6);
+/// Σ over groups of Q, and its p-value: chi-square on the summed degrees
+/// of freedom when every group's reference is chi-square, else the sum of
+/// the groups' replicates (a chi-square draw for a group referred to
+/// chi-square), replicate by replicate. `(q, df, p, reference)`.
+pub fn pooled(tests: &[&EloTest]) -> Option<(f64, u64, f64, Reference)> {
+    let tested: Vec<&&EloTest> = tests.iter().filter(|t| t.df.is_some()).collect();
+    if tested.is_empty() {
+        return None;
+    }
+    let q: f64 = tested.iter().filter_map(|t| t.q).sum();
+    let df: u64 = tested.iter().filter_map(|t| t.df).sum();
+    if tested
+        .iter()
+        .all(|t| t.reference == Some(Reference::ChiSquare))
+    {
+        return Some((q, df, chi_square_upper_tail(q, df)?, Reference::ChiSquare));
+    }
+    let mut rng = montecarlo::stream("", "pooled elo");
+    let mut sums = vec![0.0; REPLICATES];
+    for test in tested {
+        if test.reference == Some(Reference::MonteCarlo) {
+            for (sum, r) in sums.iter_mut().zip(&test.replicates) {
+                *sum += r;
+            }
+        } else {
+            let chi = ChiSquared::new(test.df.expect("tested") as f64).expect("df > 0");
+            for sum in sums.iter_mut() {
+                *sum += chi.sample(&mut rng);
+            }
         }
-        let rows = rows();
-        close(
-            rows[&1].white_score_vs_elo().expect("rated"),
-            0.10407423084331102,
-            1e-7,
-        );
-        close(
-            rows[&2].white_score_vs_elo().expect("rated"),
-            -0.18124593481540635,
-            1e-7,
-        );
-        assert_eq!(rows[&4].elo_games, 1);
-        assert!(rows[&4].white_score_vs_elo().expect("rated").abs() < 1e-9);
     }
-
-    #[test]
-    fn no_tested_position_is_no_test() {
-        let mut table = StatsTable::default();
-        add(&mut table, 9, None, (2500, 2500));
-        let test = elo_test(&table.merged_positions());
-        assert_eq!(test, EloTest::default());
-        // One position: δ is its own excess, so z = 0, Q = 0, df = 0.
-        add(&mut table, 9, Some(GameResult::WhiteWins), (2500, 2400));
-        let test = elo_test(&table.merged_positions());
-        assert_eq!((test.positions, test.df, test.p_value), (1, Some(0), None));
-        assert!(test.q.expect("Q").abs() < 1e-20);
-    }
+    Some((q, df, montecarlo::p_value(q, &sums), Reference::MonteCarlo))
 }

@@ -1,238 +1,419 @@
-//! Empirical-Bayes estimates of White's score: a position with two games
-//! and a score of 1 is not a position that favours White, and a ranking of
-//! raw scores puts it first. The DerSimonian–Laird random-effects model
-//! estimates how much the positions' true scores spread (τ²) beyond what
-//! their game counts explain, and pulls each raw score towards the mean μ
-//! by as much as its own noise outweighs that spread: hardly at all for a
-//! position with thousands of games, almost wholly for one with two.
+//! Shrunk estimates of White's score: a position with two games and a
+//! score of 1 is not a position that favours White, and a ranking of raw
+//! scores puts it first.
 //!
-//! Over the positions with finished games (k of them), with the totals W,
-//! D, L and N of the group, and per position its n finished games and
-//! score s:
+//! What is shrunk is what the ratings do not explain. Per position j, with
+//! n_j finished games: its score s_j, the score ê_j the null model (see
+//! [`super::model`]) expects from the ratings of its games, and v_j, the
+//! variance of s_j under the model, draws included (Σ Var(points)/n²). The
+//! residual r_j = s_j − ê_j is modelled as
 //!
 //! ```text
-//! s̄  = (W + D/2) / N
-//! σ² = (W(1 − s̄)² + D(½ − s̄)² + L·s̄²) / N     the variance of one game's points
-//! v  = σ²/n,  w = 1/v,  s_w = Σws / Σw,  Q_s = Σw(s − s_w)²
-//! τ² = max(0, (Q_s − (k − 1)) / (Σw − Σw²/Σw))
-//! μ  = Σ(s/(v + τ²)) / Σ(1/(v + τ²)),  B = τ²/(τ² + v)
-//! estimate = μ + B(s − μ),  interval = estimate ∓ 1.959964·√(B·v), within [0, 1]
+//! r_j ~ N(μ + u_j, v_j),   u_j ~ N(0, τ²)
 //! ```
+//!
+//! the normal hierarchical model of Gelman et al. (2013, *Bayesian Data
+//! Analysis*, 3rd ed., §5.4), with a flat prior on μ and a uniform one on
+//! τ in [0, ½] (no position's score sits further than ½ from the rest).
+//! The posterior of τ is computed on a grid; given τ, μ and the u_j are
+//! normal; so the posterior of each θ_j = ê_j + μ + u_j is a mixture of
+//! normals, whose mean is the estimate and whose 2.5% and 97.5% quantiles
+//! are its interval. Unlike an empirical-Bayes interval that takes μ̂ and
+//! τ̂² as known (and has no width when τ̂² = 0), it carries both
+//! uncertainties (Morris 1983's point), and is never of zero width.
+//!
+//! Beside it, the classical heterogeneity statistics of the residuals:
+//! Cochran's Q, I² = (Q − df)/Q (Higgins & Thompson 2002), the
+//! DerSimonian–Laird τ², and the Q-profile 95% interval for τ²
+//! (Viechtbauer 2007; R's `metafor::confint.rma`).
 
 use std::collections::BTreeMap;
 
-use super::super::table::{PositionStats, Rows, Z_95};
+use statrs::distribution::{ChiSquared, ContinuousCDF};
+use statrs::function::erf::erfc;
 
-/// One position's empirical-Bayes estimate of White's score.
+/// The prior's upper bound on τ.
+const TAU_MAX: f64 = 0.5;
+
+/// Points of the grid over τ.
+const GRID: usize = 200;
+
+/// How far below its top the log posterior of τ may fall and still be
+/// on the grid: e^−25 of the mode's density is nothing.
+const LOG_RANGE: f64 = 25.0;
+
+/// One position's data for the model.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Unit {
+    /// The score the null model expects, ê.
+    pub expected: f64,
+    /// The residual s − ê.
+    pub residual: f64,
+    /// Its variance under the model.
+    pub variance: f64,
+}
+
+/// One position's shrunk estimate of White's score.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ShrunkScore {
-    /// μ + B(s − μ).
+    /// The posterior mean of θ = ê + μ + u.
     pub estimate: f64,
-    /// The low end of its 95% interval, at least 0.
+    /// The 2.5% posterior quantile, at least 0.
     pub low: f64,
-    /// The high end, at most 1.
+    /// The 97.5% quantile, at most 1.
     pub high: f64,
 }
 
-/// The random-effects model of one group's scores.
+/// The heterogeneity of the residuals.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Heterogeneity {
+    /// Cochran's Q = Σ (r − r̄)²/v, r̄ weighted by 1/v.
+    pub q: f64,
+    /// Positions − 1.
+    pub df: u64,
+    /// max(0, (Q − df)/Q); none when Q = 0.
+    pub i2: Option<f64>,
+    /// DerSimonian and Laird's τ² = max(0, (Q − df)/(Σw − Σw²/Σw)).
+    pub tau2: f64,
+    /// The Q-profile 95% interval for τ²: where the generalised Q crosses
+    /// the 97.5% and 2.5% quantiles of chi-square(df); 0 where it is below
+    /// them already at τ² = 0.
+    pub tau2_low: f64,
+    /// Its upper end.
+    pub tau2_high: f64,
+}
+
+/// The model fitted to one group.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Shrinkage {
-    /// μ, the estimated mean of the positions' true scores.
+    /// The posterior mean of μ: White's score above the model's
+    /// expectation, over positions.
     pub mu: f64,
-    /// τ², the estimated variance of the positions' true scores.
+    /// The posterior mean of τ².
     pub tau2: f64,
-    /// Per position with finished games.
+    /// The heterogeneity statistics (none with one position).
+    pub heterogeneity: Option<Heterogeneity>,
+    /// Per position.
     pub estimates: BTreeMap<u16, ShrunkScore>,
 }
 
-/// Fits the model to the positions of `rows` with finished games. None
-/// with fewer than two such positions (nothing to estimate a spread from)
-/// or when every finished game has the same result (σ² = 0: no noise to
-/// weigh).
-pub fn shrink(rows: &Rows) -> Option<Shrinkage> {
-    let positions: Vec<(u16, &PositionStats)> = rows
+/// The posterior of τ on a grid: (τ, weight) with the weights summing
+/// to 1, and per grid point μ̂(τ) and Var(μ | τ).
+struct TauPosterior {
+    points: Vec<(f64, f64, f64, f64)>,
+}
+
+/// log p(τ | r) up to a constant (Gelman et al. 2013, eq. 5.21), with
+/// μ̂(τ) and V_μ(τ).
+fn log_posterior(units: &[Unit], tau: f64) -> (f64, f64, f64) {
+    let t2 = tau * tau;
+    let (mut sum_w, mut sum_wr, mut sum_ln_w) = (0.0, 0.0, 0.0);
+    for unit in units {
+        let w = 1.0 / (unit.variance + t2);
+        sum_w += w;
+        sum_wr += w * unit.residual;
+        sum_ln_w += w.ln();
+    }
+    let v_mu = 1.0 / sum_w;
+    let mu = sum_wr * v_mu;
+    let squares: f64 = units
         .iter()
-        .filter(|(_, stats)| stats.finished() > 0)
-        .map(|(id, stats)| (*id, stats))
-        .collect();
-    let k = positions.len();
-    let sigma2 = game_variance(positions.iter().map(|(_, stats)| *stats))?;
-    if k < 2 {
+        .map(|u| (u.residual - mu).powi(2) / (u.variance + t2))
+        .sum();
+    (0.5 * v_mu.ln() + 0.5 * sum_ln_w - 0.5 * squares, mu, v_mu)
+}
+
+impl TauPosterior {
+    fn of(units: &[Unit]) -> TauPosterior {
+        // Find where the posterior lives: a coarse grid over the prior's
+        // range, then a fine one over where it is within e^−25 of its top.
+        let coarse: Vec<(f64, f64)> = (0..=400)
+            .map(|i| {
+                let tau = TAU_MAX * i as f64 / 400.0;
+                (tau, log_posterior(units, tau).0)
+            })
+            .collect();
+        let top = coarse.iter().map(|c| c.1).fold(f64::NEG_INFINITY, f64::max);
+        let kept: Vec<usize> = (0..coarse.len())
+            .filter(|&i| coarse[i].1 > top - LOG_RANGE)
+            .collect();
+        let first = kept.first().copied().unwrap_or(0).saturating_sub(1);
+        let last = (kept.last().copied().unwrap_or(400) + 1).min(400);
+        let (low, high) = (coarse[first].0, coarse[last].0);
+        let grid: Vec<(f64, f64, f64, f64)> = (0..GRID)
+            .map(|i| {
+                let tau = low + (high - low) * i as f64 / (GRID - 1) as f64;
+                let (lp, mu, v_mu) = log_posterior(units, tau);
+                (tau, lp, mu, v_mu)
+            })
+            .collect();
+        let top = grid.iter().map(|g| g.1).fold(f64::NEG_INFINITY, f64::max);
+        // Trapezoid weights.
+        let mut points: Vec<(f64, f64, f64, f64)> = grid
+            .iter()
+            .enumerate()
+            .map(|(i, &(tau, lp, mu, v_mu))| {
+                let end = if i == 0 || i == GRID - 1 { 0.5 } else { 1.0 };
+                (tau, end * (lp - top).exp(), mu, v_mu)
+            })
+            .filter(|p| p.1 > 1e-14)
+            .collect();
+        let total: f64 = points.iter().map(|p| p.1).sum();
+        for point in &mut points {
+            point.1 /= total;
+        }
+        TauPosterior { points }
+    }
+}
+
+/// Fits the model to `units` (positions with v > 0). None without them.
+pub fn shrink(units: &BTreeMap<u16, Unit>) -> Option<Shrinkage> {
+    let list: Vec<Unit> = units.values().copied().collect();
+    if list.is_empty() {
         return None;
     }
-    // (score, v) per position.
-    let scored: Vec<(u16, f64, f64)> = positions
+    let posterior = TauPosterior::of(&list);
+    let mu: f64 = posterior.points.iter().map(|p| p.1 * p.2).sum();
+    let tau2: f64 = posterior.points.iter().map(|p| p.1 * p.0 * p.0).sum();
+    let estimates = units
         .iter()
-        .map(|(id, stats)| {
-            let n = stats.finished() as f64;
-            let score = stats.white_score().expect("a position with finished games");
-            (*id, score, sigma2 / n)
-        })
-        .collect();
-    let (mut sum_w, mut sum_w2, mut sum_ws) = (0.0, 0.0, 0.0);
-    for &(_, score, v) in &scored {
-        let w = 1.0 / v;
-        sum_w += w;
-        sum_w2 += w * w;
-        sum_ws += w * score;
-    }
-    let weighted_mean = sum_ws / sum_w;
-    let q: f64 = scored
-        .iter()
-        .map(|&(_, score, v)| (score - weighted_mean).powi(2) / v)
-        .sum();
-    let tau2 = ((q - (k - 1) as f64) / (sum_w - sum_w2 / sum_w)).max(0.0);
-    let (mut sum_ws_random, mut sum_w_random) = (0.0, 0.0);
-    for &(_, score, v) in &scored {
-        sum_ws_random += score / (v + tau2);
-        sum_w_random += 1.0 / (v + tau2);
-    }
-    let mu = sum_ws_random / sum_w_random;
-    let estimates = scored
-        .iter()
-        .map(|&(id, score, v)| {
-            let b = tau2 / (tau2 + v);
-            let estimate = mu + b * (score - mu);
-            let half = Z_95 * (b * v).sqrt();
-            let shrunk = ShrunkScore {
-                estimate,
-                low: (estimate - half).max(0.0),
-                high: (estimate + half).min(1.0),
-            };
-            (id, shrunk)
-        })
+        .map(|(id, unit)| (*id, estimate(&posterior, unit)))
         .collect();
     Some(Shrinkage {
         mu,
         tau2,
+        heterogeneity: heterogeneity(&list),
         estimates,
     })
 }
 
-/// σ², the variance of one finished game's points about the mean score of
-/// all of them; none without games or when it is 0.
-fn game_variance<'a>(positions: impl Iterator<Item = &'a PositionStats>) -> Option<f64> {
-    let mut total = PositionStats::default();
-    for stats in positions {
-        total.merge(stats);
+/// The posterior of one θ: a mixture over the τ grid of normals with mean
+/// μ̂ + (1 − B)(r − μ̂) and variance (1 − B)v + B²V_μ, B = v/(v + τ²).
+fn estimate(posterior: &TauPosterior, unit: &Unit) -> ShrunkScore {
+    let components: Vec<(f64, f64, f64)> = posterior
+        .points
+        .iter()
+        .map(|&(tau, weight, mu, v_mu)| {
+            let b = unit.variance / (unit.variance + tau * tau);
+            let mean = mu + (1.0 - b) * (unit.residual - mu);
+            let variance = (1.0 - b) * unit.variance + b * b * v_mu;
+            (weight, mean, variance.sqrt())
+        })
+        .collect();
+    let mean: f64 = components.iter().map(|(w, m, _)| w * m).sum();
+    let clamp = |x: f64| (unit.expected + x).clamp(0.0, 1.0);
+    ShrunkScore {
+        estimate: clamp(mean),
+        low: clamp(mixture_quantile(&components, 0.025)),
+        high: clamp(mixture_quantile(&components, 0.975)),
     }
-    total.white_score_variance().filter(|&sigma2| sigma2 > 0.0)
+}
+
+/// Φ(z).
+fn normal_cdf(z: f64) -> f64 {
+    erfc(-z / std::f64::consts::SQRT_2) / 2.0
+}
+
+/// The `level` quantile of a mixture of normals (weight, mean, sd), by
+/// Newton's method kept inside a bisection bracket.
+fn mixture_quantile(components: &[(f64, f64, f64)], level: f64) -> f64 {
+    let cdf_pdf = |x: f64| {
+        components.iter().fold((0.0, 0.0), |(c, d), &(w, m, s)| {
+            let z = (x - m) / s;
+            let density = (-z * z / 2.0).exp() / (s * (2.0 * std::f64::consts::PI).sqrt());
+            (c + w * normal_cdf(z), d + w * density)
+        })
+    };
+    let mut low = components
+        .iter()
+        .map(|(_, m, s)| m - 10.0 * s)
+        .fold(f64::INFINITY, f64::min);
+    let mut high = components
+        .iter()
+        .map(|(_, m, s)| m + 10.0 * s)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let mean: f64 = components.iter().map(|(w, m, _)| w * m).sum();
+    let mut x = mean;
+    for _ in 0..100 {
+        let (cdf, pdf) = cdf_pdf(x);
+        if (cdf - level).abs() < 1e-12 {
+            break;
+        }
+        if cdf < level {
+            low = x;
+        } else {
+            high = x;
+        }
+        let newton = x - (cdf - level) / pdf;
+        x = if pdf > 0.0 && newton > low && newton < high {
+            newton
+        } else {
+            (low + high) / 2.0
+        };
+        if high - low < 1e-13 {
+            break;
+        }
+    }
+    x
+}
+
+/// Cochran's Q, I², the DerSimonian–Laird τ² and its Q-profile interval.
+pub fn heterogeneity(units: &[Unit]) -> Option<Heterogeneity> {
+    let df = units.len().checked_sub(1).filter(|df| *df > 0)? as u64;
+    let generalised_q = |tau2: f64| {
+        let (mut sum_w, mut sum_wr) = (0.0, 0.0);
+        for u in units {
+            let w = 1.0 / (u.variance + tau2);
+            sum_w += w;
+            sum_wr += w * u.residual;
+        }
+        let mean = sum_wr / sum_w;
+        units
+            .iter()
+            .map(|u| (u.residual - mean).powi(2) / (u.variance + tau2))
+            .sum::<f64>()
+    };
+    let q = generalised_q(0.0);
+    let (sum_w, sum_w2) = units.iter().fold((0.0, 0.0), |(a, b), u| {
+        let w = 1.0 / u.variance;
+        (a + w, b + w * w)
+    });
+    let tau2 = ((q - df as f64) / (sum_w - sum_w2 / sum_w)).max(0.0);
+    let chi = ChiSquared::new(df as f64).expect("df > 0");
+    let profile = |target: f64| -> f64 {
+        if q <= target {
+            return 0.0;
+        }
+        // The generalised Q falls from Q towards 0 as τ² grows.
+        let mut high = tau2.max(1e-6);
+        while generalised_q(high) > target {
+            high *= 2.0;
+        }
+        let mut low = 0.0;
+        for _ in 0..200 {
+            let middle = (low + high) / 2.0;
+            if generalised_q(middle) > target {
+                low = middle;
+            } else {
+                high = middle;
+            }
+            if high - low < 1e-15 * high.max(1e-12) {
+                break;
+            }
+        }
+        (low + high) / 2.0
+    };
+    Some(Heterogeneity {
+        q,
+        df,
+        i2: (q > 0.0).then(|| ((q - df as f64) / q).max(0.0)),
+        tau2,
+        tau2_low: profile(chi.inverse_cdf(0.975)),
+        tau2_high: profile(chi.inverse_cdf(0.025)),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// `SHRINKAGE_TABLE` of `testdata/stats/reference.py`: (W, D, L).
-    const TABLE: [(u16, [u64; 3]); 6] = [
-        (3, [40, 30, 30]),
-        (10, [5, 2, 3]),
-        (77, [120, 100, 80]),
-        (400, [1, 0, 0]),
-        (518, [20, 50, 30]),
-        (901, [60, 10, 30]),
+    /// `UNITS` of `testdata/stats/reference.py`: (residual, variance).
+    const UNITS: [(f64, f64); 6] = [
+        (0.05, 0.004),
+        (-0.02, 0.006),
+        (0.11, 0.01),
+        (0.0, 0.003),
+        (-0.07, 0.008),
+        (0.03, 0.005),
     ];
 
-    fn rows(table: &[(u16, [u64; 3])]) -> Rows {
-        table
+    fn units() -> BTreeMap<u16, Unit> {
+        UNITS
             .iter()
-            .map(|&(id, [w, d, l])| {
-                let stats = PositionStats {
-                    games: w + d + l,
-                    white_wins: w,
-                    draws: d,
-                    black_wins: l,
-                    ..PositionStats::default()
+            .enumerate()
+            .map(|(i, &(residual, variance))| {
+                let unit = Unit {
+                    expected: 0.5,
+                    residual,
+                    variance,
                 };
-                (id, stats)
+                (i as u16, unit)
             })
             .collect()
     }
 
-    fn close(got: f64, want: f64) {
-        assert!((got - want).abs() < 1e-12, "{got} against {want}");
-    }
-
     #[test]
-    fn matches_the_statsmodels_reference() {
-        // python3 testdata/stats/reference.py shrinkage (τ² from
-        // statsmodels' combine_effects(method_re="dl"), the rest by numpy).
-        let model = shrink(&rows(&TABLE)).expect("six positions");
-        close(model.mu, 0.5603723265320462);
-        close(model.tau2, 0.00341074510765069);
+    fn the_posterior_matches_scipys_quadrature() {
+        // reference.py units: "hierarchical" (scipy.integrate.quad over
+        // τ, quantiles by brentq); the grid of 200 points agrees to 1e-5.
+        let model = shrink(&units()).expect("six positions");
+        assert!(
+            (model.mu - 0.015071855888421637).abs() < 1e-5,
+            "{}",
+            model.mu
+        );
+        assert!(
+            (model.tau2 - 0.004289040806817793).abs() < 1e-5,
+            "{}",
+            model.tau2
+        );
         let want = [
             (
-                3,
-                0.5534212250242184,
-                0.48768186730304636,
-                0.6191605827453905,
+                0.02553166504104121,
+                -0.05508841421163562,
+                0.11839729161642455,
             ),
             (
-                10,
-                0.5670641037825399,
-                0.4627103245880796,
-                0.6714178829770002,
+                0.006321744441512915,
+                -0.09589630620816483,
+                0.09537332776104898,
             ),
             (
-                77,
-                0.5657795494132843,
-                0.5228072952293757,
-                0.6087518035971929,
+                0.03274201627633375,
+                -0.06226307241668372,
+                0.16336246509879235,
             ),
             (
-                400,
-                0.5691266309237973,
-                0.45580702854915706,
-                0.6824462332984376,
+                0.00982996411031069,
+                -0.07108961247101629,
+                0.08622533776380696,
             ),
             (
-                518,
-                0.48640538738787165,
-                0.4206660296666996,
-                0.5521447451090438,
+                -0.0030416121264581057,
+                -0.12621998367127404,
+                0.08840581778810681,
             ),
-            (
-                901,
-                0.6204370626605652,
-                0.5546977049393931,
-                0.6861764203817373,
-            ),
+            (0.01904735758778937, -0.06833141345149962, 0.112213914225439),
         ];
-        assert_eq!(model.estimates.len(), want.len());
-        for (id, estimate, low, high) in want {
-            let shrunk = model.estimates[&id];
-            close(shrunk.estimate, estimate);
-            close(shrunk.low, low);
-            close(shrunk.high, high);
+        for (i, (mean, low, high)) in want.into_iter().enumerate() {
+            let got = model.estimates[&(i as u16)];
+            for (g, w) in [(got.estimate, mean), (got.low, low), (got.high, high)] {
+                assert!((g - (0.5 + w)).abs() < 1e-5, "{i}: {g} against {}", 0.5 + w);
+            }
         }
     }
 
     #[test]
-    fn no_spread_beyond_chance_shrinks_every_position_to_the_mean() {
-        // Scores 0.5 and 0.6 over 10 games each: Q_s < k - 1, so τ² = 0,
-        // B = 0, and each estimate is μ with an interval of no width.
-        let model = shrink(&rows(&[(1, [4, 2, 4]), (2, [5, 2, 3])])).expect("two positions");
-        assert_eq!(model.tau2, 0.0);
-        close(model.mu, 0.55);
-        for shrunk in model.estimates.values() {
-            assert_eq!(
-                (shrunk.estimate, shrunk.low, shrunk.high),
-                (model.mu, model.mu, model.mu)
-            );
-        }
+    fn heterogeneity_matches_statsmodels_and_the_q_profile() {
+        // reference.py units: "heterogeneity" (statsmodels'
+        // combine_effects for Q and the DerSimonian-Laird τ², brentq on
+        // the generalised Q for the interval).
+        let list: Vec<Unit> = units().into_values().collect();
+        let h = heterogeneity(&list).expect("five degrees of freedom");
+        assert!((h.q - 2.436004728132388).abs() < 1e-12, "{h:?}");
+        assert_eq!(h.df, 5);
+        assert_eq!((h.i2, h.tau2, h.tau2_low), (Some(0.0), 0.0, 0.0));
+        assert!((h.tau2_high - 0.014731386710971094).abs() < 1e-12, "{h:?}");
     }
 
     #[test]
-    fn undefined_without_two_positions_or_without_noise() {
-        assert_eq!(shrink(&rows(&[(1, [4, 2, 4])])), None, "one position");
-        assert_eq!(
-            shrink(&rows(&[(1, [0, 3, 0]), (2, [0, 5, 0])])),
-            None,
-            "σ² = 0"
-        );
-        assert_eq!(shrink(&rows(&[])), None);
-        // A position without finished games is left out, not counted.
-        let model = shrink(&rows(&[(1, [4, 2, 4]), (2, [5, 2, 3]), (3, [0, 0, 0])]));
-        assert_eq!(model.expect("two positions").estimates.len(), 2);
+    fn no_spread_still_gives_intervals_of_width() {
+        // Q below its degrees of freedom: τ̂² = 0, yet every interval has
+        // width, for μ and τ are estimated.
+        let model = shrink(&units()).expect("six positions");
+        for estimate in model.estimates.values() {
+            assert!(estimate.high - estimate.low > 0.1, "{estimate:?}");
+        }
+        assert_eq!(shrink(&BTreeMap::new()), None);
     }
 }

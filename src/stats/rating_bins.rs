@@ -1,0 +1,236 @@
+//! The finished games of a position that have both ratings, counted by
+//! result in bins of the rating difference: the exact, mergeable sums
+//! behind the per-position tests, which need to know how lopsided each
+//! game was, not only the sum of the Elo expectations.
+//!
+//! A game falls in the bin of `WhiteElo − BlackElo`, rounded to the
+//! nearest multiple of [`BIN_WIDTH`] (halves away from zero) and clamped
+//! to ±[`MAX_DIFFERENCE`]: 201 bins at most. A position holds only the
+//! bins it has games in, so it costs 32 bytes per bin used, at most
+//! 201 × 32 = 6.4 KB, and 960 positions at most 6.2 MB per group; a
+//! position with few games costs no more than 32 bytes a game.
+//!
+//! In the CSV the bins are one cell, `bin:white_wins/draws/black_wins`
+//! separated by `;`, bins ascending: `-12:1/0/2;4:0/3/1` says that two
+//! games White lost and one it won were played with White 115 to 124
+//! points below Black, and three draws and a loss with White 35 to 44
+//! points above.
+
+use std::fmt;
+
+use super::facts::GameResult;
+
+/// Width of a bin in rating points.
+pub const BIN_WIDTH: i32 = 10;
+
+/// Differences beyond ± this many points count in the outermost bins
+/// (an Elo expectation beyond 0.997 or below 0.003).
+pub const MAX_DIFFERENCE: i32 = 1000;
+
+/// The number of the outermost bin, `MAX_DIFFERENCE / BIN_WIDTH`.
+pub const MAX_BIN: i16 = (MAX_DIFFERENCE / BIN_WIDTH) as i16;
+
+/// Results by rating-difference bin: `(bin, [white wins, draws, black
+/// wins])`, sorted by bin, each bin once and with at least one game.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RatingBins(Vec<(i16, [u64; 3])>);
+
+/// The bin of a rating difference `white − black`.
+///
+/// ```
+/// use pgn960::stats::rating_bin;
+///
+/// assert_eq!(rating_bin(2500, 2500), 0);
+/// assert_eq!((rating_bin(2504, 2500), rating_bin(2505, 2500)), (0, 1));
+/// assert_eq!((rating_bin(2496, 2500), rating_bin(2495, 2500)), (0, -1));
+/// assert_eq!(rating_bin(4000, 1), 100);
+/// ```
+pub fn rating_bin(white: i32, black: i32) -> i16 {
+    let difference = (white - black).clamp(-MAX_DIFFERENCE, MAX_DIFFERENCE);
+    let rounded = (difference.abs() + BIN_WIDTH / 2) / BIN_WIDTH;
+    (difference.signum() * rounded) as i16
+}
+
+impl RatingBins {
+    /// Counts one finished game with both ratings.
+    pub fn add(&mut self, white: i32, black: i32, result: GameResult) {
+        let bin = rating_bin(white, black);
+        let column = match result {
+            GameResult::WhiteWins => 0,
+            GameResult::Draw => 1,
+            GameResult::BlackWins => 2,
+        };
+        self.add_count(bin, column, 1);
+    }
+
+    fn add_count(&mut self, bin: i16, column: usize, count: u64) {
+        match self.0.binary_search_by_key(&bin, |(b, _)| *b) {
+            Ok(at) => self.0[at].1[column] += count,
+            Err(at) => {
+                let mut counts = [0; 3];
+                counts[column] = count;
+                self.0.insert(at, (bin, counts));
+            }
+        }
+    }
+
+    /// Adds another position's bins.
+    pub fn merge(&mut self, other: &RatingBins) {
+        if other.0.is_empty() {
+            return;
+        }
+        if self.0.is_empty() {
+            self.0.clone_from(&other.0);
+            return;
+        }
+        let mut merged = Vec::with_capacity(self.0.len() + other.0.len());
+        let (mut a, mut b) = (self.0.iter().peekable(), other.0.iter().peekable());
+        loop {
+            let next = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) if x.0 == y.0 => {
+                    let sum = [x.1[0] + y.1[0], x.1[1] + y.1[1], x.1[2] + y.1[2]];
+                    let bin = x.0;
+                    a.next();
+                    b.next();
+                    (bin, sum)
+                }
+                (Some(x), Some(y)) if x.0 < y.0 => *a.next().expect("peeked"),
+                (Some(_), Some(_)) | (None, Some(_)) => *b.next().expect("peeked"),
+                (Some(_), None) => *a.next().expect("peeked"),
+                (None, None) => break,
+            };
+            merged.push(next);
+        }
+        self.0 = merged;
+    }
+
+    /// The bins, ascending: `(bin, [white wins, draws, black wins])`.
+    pub fn iter(&self) -> impl Iterator<Item = (i16, [u64; 3])> + '_ {
+        self.0.iter().copied()
+    }
+
+    /// No game counted.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The games of all bins: [white wins, draws, black wins].
+    pub fn totals(&self) -> [u64; 3] {
+        self.0.iter().fold([0; 3], |sum, (_, c)| {
+            [sum[0] + c[0], sum[1] + c[1], sum[2] + c[2]]
+        })
+    }
+
+    /// Reads the CSV cell [`Display`](fmt::Display) writes.
+    ///
+    /// # Errors
+    ///
+    /// A message saying what is wrong: a bin outside ±[`MAX_BIN`], out of
+    /// order or repeated, or without games, or not `bin:w/d/l` at all.
+    pub fn parse(cell: &str) -> Result<RatingBins, String> {
+        let mut bins = Vec::new();
+        if cell.is_empty() {
+            return Ok(RatingBins(bins));
+        }
+        for entry in cell.split(';') {
+            let bad = || format!("`{entry}` is no `bin:white_wins/draws/black_wins`");
+            let (bin, counts) = entry.split_once(':').ok_or_else(bad)?;
+            let bin: i16 = bin.parse().map_err(|_| bad())?;
+            if bin.abs() > MAX_BIN {
+                return Err(format!("bin {bin} is beyond ±{MAX_BIN}"));
+            }
+            let mut parts = counts.split('/');
+            let mut next = || -> Result<u64, String> {
+                parts.next().ok_or_else(bad)?.parse().map_err(|_| bad())
+            };
+            let counts = [next()?, next()?, next()?];
+            if parts.next().is_some() {
+                return Err(bad());
+            }
+            if counts == [0; 3] {
+                return Err(format!("bin {bin} has no games"));
+            }
+            if bins.last().is_some_and(|(last, _)| *last >= bin) {
+                return Err(format!("bin {bin} is out of order"));
+            }
+            bins.push((bin, counts));
+        }
+        Ok(RatingBins(bins))
+    }
+}
+
+impl fmt::Display for RatingBins {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, (bin, [w, d, l])) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(";")?;
+            }
+            write!(f, "{bin}:{w}/{d}/{l}")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use GameResult::{BlackWins as L, Draw as D, WhiteWins as W};
+
+    #[test]
+    fn bins_round_halves_away_from_zero_and_clamp() {
+        assert_eq!(rating_bin(1500, 1500), 0);
+        assert_eq!(rating_bin(1515, 1500), 2);
+        assert_eq!(rating_bin(1485, 1500), -2);
+        assert_eq!(rating_bin(1514, 1500), 1);
+        assert_eq!(rating_bin(1, 4000), -MAX_BIN);
+        assert_eq!(rating_bin(2000, 1000), MAX_BIN);
+        assert_eq!(rating_bin(1994, 1000), 99);
+    }
+
+    #[test]
+    fn merging_adds_bin_by_bin_whatever_the_order() {
+        let mut a = RatingBins::default();
+        a.add(2500, 2380, L);
+        a.add(2500, 2381, W);
+        a.add(2400, 2440, D);
+        let mut b = RatingBins::default();
+        b.add(2440, 2400, D);
+        b.add(2500, 2500, W);
+        b.add(2380, 2500, L);
+        let (mut ab, mut ba) = (a.clone(), b.clone());
+        ab.merge(&b);
+        ba.merge(&a);
+        assert_eq!(ab, ba);
+        assert_eq!(
+            ab.to_string(),
+            "-12:0/0/1;-4:0/1/0;0:1/0/0;4:0/1/0;12:1/0/1"
+        );
+        assert_eq!(ab.totals(), [2, 2, 2]);
+        let mut empty = RatingBins::default();
+        empty.merge(&ab);
+        assert_eq!(empty, ab);
+    }
+
+    #[test]
+    fn the_cell_reads_back_and_refuses_what_no_run_writes() {
+        let mut bins = RatingBins::default();
+        for (white, result) in [(1000, W), (2999, D), (3000, L), (2003, W)] {
+            bins.add(white, 2000, result);
+        }
+        let cell = bins.to_string();
+        assert_eq!(cell, "-100:1/0/0;0:1/0/0;100:0/1/1");
+        assert_eq!(RatingBins::parse(&cell), Ok(bins));
+        assert_eq!(RatingBins::parse(""), Ok(RatingBins::default()));
+        for bad in [
+            "1:1/0",
+            "x:1/0/0",
+            "1:1/0/0/0",
+            "3:0/0/0",
+            "2:1/0/0;1:1/0/0",
+            "101:1/0/0",
+            "1:1/0/0;1:0/1/0",
+        ] {
+            assert!(RatingBins::parse(bad).is_err(), "{bad}");
+        }
+    }
+}
