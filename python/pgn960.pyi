@@ -212,7 +212,7 @@ def fix(
     dst: str | os.PathLike[str],
     *,
     castling: Literal["keep", "xfen", "shredder"] = "keep",
-    variant_name: str = "Chess960",
+    variant_name: str | None = None,
     threads: int | None = None,
 ) -> dict[str, Any]:
     """Repairs what ``validate`` finds in Chess960 headers, changing no

@@ -20,11 +20,11 @@
 use std::collections::BTreeMap;
 
 use pgn960::BackRank;
-use pgn960::fix::{Action, FixOptions, Problem, VariantName, fix_batch};
+use pgn960::fix::{Action, FixOptions, Problem, Spellings, VariantName, fix_batch};
 use pgn960::position::CastlingNotation;
 use pgn960::split::GameReader;
 use pgn960::tag::apply;
-use pgn960::validate::{ValidateOptions, validate_batch};
+use pgn960::validate::{Code, ValidateOptions, validate_batch};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use shakmaty::fen::Fen;
@@ -264,6 +264,30 @@ struct Expected {
 struct Options {
     castling: Option<CastlingNotation>,
     variant_name: &'static str,
+    spellings: Spellings,
+}
+
+impl Options {
+    /// Whether `fix` rewrites this Chess960 `Variant` value: by default
+    /// the spellings `validate` reports (those python-chess does not
+    /// read), with a name asked for every other, with `keep` none.
+    fn rewrites(&self, variant: Option<&str>) -> bool {
+        let common = [
+            "Chess960",
+            "Chess 960",
+            "Fischerandom",
+            "Fischerrandom",
+            "Fischer Random",
+        ];
+        let Some(variant) = variant.filter(|v| *v != self.variant_name) else {
+            return false;
+        };
+        match self.spellings {
+            Spellings::Reported => !common.iter().any(|c| c.eq_ignore_ascii_case(variant)),
+            Spellings::All => true,
+            Spellings::Keep => false,
+        }
+    }
 }
 
 impl GenGame {
@@ -387,7 +411,7 @@ impl GenGame {
         let other_array =
             matches!(self.start, GenStart::Dfrc { .. }) || start.is_some_and(|id| id != 518);
         match names {
-            Names::Chess960 if self.variant != Some(options.variant_name) => {
+            Names::Chess960 if options.rewrites(self.variant) => {
                 set(&mut expected, "Variant", options.variant_name);
             }
             _ if fen_added || !other_array => {}
@@ -706,6 +730,7 @@ fn fix(input: &[u8], options: Options, batch_bytes: Option<usize>) -> Fixed {
     let fix_options = FixOptions {
         castling: options.castling,
         variant_name: VariantName::new(options.variant_name).expect("a common spelling"),
+        spellings: options.spellings,
         rows: true,
     };
     let mut reader = GameReader::new(input);
@@ -775,14 +800,17 @@ const OPTIONS: [Options; 3] = [
     Options {
         castling: None,
         variant_name: "Chess960",
+        spellings: Spellings::Reported,
     },
     Options {
         castling: Some(CastlingNotation::Shredder),
         variant_name: "Fischerandom",
+        spellings: Spellings::All,
     },
     Options {
         castling: Some(CastlingNotation::Xfen),
         variant_name: "Chess 960",
+        spellings: Spellings::Keep,
     },
 ];
 
@@ -804,8 +832,17 @@ proptest! {
         batch_bytes in prop_oneof![Just(None), Just(Some(1)), (1usize..400).prop_map(Some)],
     ) {
         let input = render(&games, None);
+        let found = findings(&input, false);
         for options in OPTIONS {
             let fixed = fix(&input, options, batch_bytes);
+            // Each repair named by a validate code removes a finding
+            // validate --no-moves gave that game.
+            for (game, codes) in &fixed.fixed {
+                for code in codes.iter().filter(|code| Code::ALL.iter().any(|c| c.name() == **code)) {
+                    let reported = found.get(game).is_some_and(|f| f.contains(code));
+                    prop_assert!(reported, "game {}: {} repaired but not reported ({:?})", game, code, options);
+                }
+            }
             let expected = render(&games, Some(options));
             prop_assert_eq!(
                 String::from_utf8_lossy(&fixed.out),

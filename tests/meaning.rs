@@ -574,3 +574,118 @@ fn a_start_recorded_without_a_fen_is_unknown_in_every_command() {
     );
     assert_eq!(rows.matches(",FEN,").count(), 3, "{rows}");
 }
+
+/// An id with blanks around its number: `tag` rewrites it (and `tag
+/// --check` exits 1), so `validate` reports it and `fix` repairs it.
+#[test]
+fn a_padded_id_is_wrong_in_every_command() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let game = |id: &str| {
+        format!(
+            "[Event \"x\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"{FEN_0} w KQkq - 0 1\"]\n[Chess960Id \"{id}\"]\n\n1. e4 *\n"
+        )
+    };
+    let file = write(dir.path(), "padded.pgn", game(" 0 ").as_bytes());
+    let tag = pgn960(&["tag", "-q", &file], None);
+    assert_eq!(String::from_utf8_lossy(&tag.stdout), game("0"), "tag");
+    assert_eq!(pgn960(&["tag", "-q", "--check", &file], None).code, 1);
+    let validate = pgn960(&["validate", "-q", &file], None);
+    assert_eq!(validate.code, 1, "an error: {}", validate.stderr);
+    let report = String::from_utf8_lossy(&validate.stdout).into_owned();
+    assert!(
+        report.contains(",id_malformed,") && report.contains("blanks around its number"),
+        "{report}"
+    );
+    assert_eq!(pgn960(&["fix", "-q", "--check", &file], None).code, 1);
+    let fix = pgn960(&["fix", "-q", &file], None);
+    assert_eq!(String::from_utf8_lossy(&fix.stdout), game("0"), "fix");
+    // Written as `tag` writes it, the id is right in every command.
+    let right = write(dir.path(), "right.pgn", game("0").as_bytes());
+    for check in [
+        vec!["tag", "-q", "--check", &right],
+        vec!["validate", "-q", "--strict", &right],
+        vec!["fix", "-q", "--check", &right],
+    ] {
+        assert_eq!(pgn960(&check, None).code, 0, "{check:?}");
+    }
+}
+
+/// `fix` repairs what `validate` reports: a file `validate --strict`
+/// passes needs no repair (`fix --check` exits 0), whatever Chess960
+/// spelling it keeps; a spelling readers reject is repaired, under the
+/// code `validate` gives it; `--variant-name keep` keeps every spelling,
+/// and `--variant-name NAME` rewrites every other one, as its own repair.
+#[test]
+fn fix_repairs_what_validate_reports() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    // The TCEC archive spells its Variant `fischerandom`; once tagged,
+    // validate finds nothing and fix has nothing to do.
+    let tcec = sample_file("tcec-s16-frc-sufi.pgn.zst");
+    let tagged = pgn960(&["tag", "-q", tcec.to_str().expect("UTF-8")], None).ok("tag");
+    assert!(String::from_utf8_lossy(&tagged).contains("[Variant \"fischerandom\"]"));
+    let tagged = write(dir.path(), "tcec.pgn", &tagged);
+    let validate = pgn960(&["validate", "-q", "--strict", &tagged], None);
+    assert_eq!(validate.code, 0, "validate --strict");
+    let fix = pgn960(&["fix", "--check", &tagged], None);
+    assert_eq!(fix.code, 0, "fix --check: {}", fix.stderr);
+
+    let game = |variant: &str| {
+        format!(
+            "[Event \"x\"]\n[Variant \"{variant}\"]\n[SetUp \"1\"]\n[FEN \"{FEN_0} w KQkq - 0 1\"]\n[Chess960Id \"0\"]\n\n1. e4 *\n"
+        )
+    };
+    let input = [game("FRC"), game("Fischerandom"), game("Chess960")].concat();
+    let file = write(dir.path(), "spellings.pgn", input.as_bytes());
+    let validate = pgn960(&["validate", "-q", &file], None);
+    let codes: Vec<String> = String::from_utf8_lossy(&validate.stdout)
+        .lines()
+        .skip(1)
+        .map(|row| row.split(',').nth(4).unwrap_or("").to_string())
+        .collect();
+    assert_eq!(codes, ["variant_spelling"], "only FRC is reported");
+    let report = dir.path().join("repairs.csv");
+    let report = report.to_str().expect("UTF-8");
+    let fixed = pgn960(&["fix", "-q", "--report", report, &file], None).ok("fix");
+    let expected = [game("Chess960"), game("Fischerandom"), game("Chess960")].concat();
+    assert_eq!(String::from_utf8_lossy(&fixed), expected, "fix");
+    let rows = fs::read_to_string(report).expect("a report");
+    assert_eq!(
+        rows.lines().skip(1).collect::<Vec<_>>(),
+        [format!(
+            "{file},1,2,variant_spelling,fixed,Variant,FRC,Chess960"
+        )]
+    );
+    // keep: nothing is rewritten; FRC is left, as validate reports it.
+    let kept = pgn960(&["fix", "--variant-name", "keep", &file], None);
+    assert_eq!(String::from_utf8_lossy(&kept.stdout), input, "keep");
+    assert!(
+        kept.stderr.contains("left    variant_spelling         1"),
+        "{}",
+        kept.stderr
+    );
+    // A name asked for: every other spelling, each under its own code.
+    let renamed = pgn960(
+        &[
+            "fix",
+            "-q",
+            "--variant-name",
+            "Chess960",
+            "--report",
+            report,
+            &file,
+        ],
+        None,
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&renamed.stdout),
+        game("Chess960").repeat(3)
+    );
+    let rows = fs::read_to_string(report).expect("a report");
+    assert_eq!(
+        rows.lines().skip(1).collect::<Vec<_>>(),
+        [
+            format!("{file},1,2,variant_spelling,fixed,Variant,FRC,Chess960"),
+            format!("{file},2,9,variant_name,fixed,Variant,Fischerandom,Chess960"),
+        ]
+    );
+}

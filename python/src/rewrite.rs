@@ -17,7 +17,7 @@ use pgn960::compression::{Compression, Encoder};
 use pgn960::filter::{
     Filter, FilterCounts, ListError, PositionSet, Router, codes, kinds, select_batch, write_runs,
 };
-use pgn960::fix::{Action, FixCounts, FixOptions, VariantName, fix_batch};
+use pgn960::fix::{Action, FixCounts, FixOptions, Spellings, fix_batch};
 use pgn960::pipeline::{self, PipelineConfig};
 use pgn960::position::CastlingNotation;
 use pgn960::split::Batch;
@@ -246,19 +246,21 @@ pub fn tag<'py>(
 /// a wrong or missing Chess960Id, the Variant of a Chess960 start array,
 /// a missing SetUp, the FEN of a start recorded only as a number, and,
 /// with `castling="xfen"` or `"shredder"`, the castling fields of start
-/// FENs (default `"keep"`). `variant_name` is the Variant written
-/// (`Chess960`, or another spelling common readers accept).
+/// FENs (default `"keep"`). `variant_name`, as `--variant-name`: by
+/// default a spelling readers reject is rewritten to `Chess960`; a
+/// spelling common readers accept rewrites every other one to it;
+/// `"keep"` keeps every spelling.
 ///
 /// Returns the counts `pgn960 fix` reports: the games read by kind, the
 /// games fixed, and the repairs made and findings left, by problem.
 #[pyfunction]
-#[pyo3(signature = (src, dst, *, castling = "keep", variant_name = "Chess960", threads = None))]
+#[pyo3(signature = (src, dst, *, castling = "keep", variant_name = None, threads = None))]
 pub fn fix<'py>(
     py: Python<'py>,
     src: &Bound<'py, PyAny>,
     dst: PathBuf,
     castling: &str,
-    variant_name: &str,
+    variant_name: Option<&str>,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let inputs = inputs(src)?;
@@ -273,11 +275,12 @@ pub fn fix<'py>(
             )));
         }
     };
-    let variant_name = VariantName::new(variant_name)
+    let (spellings, variant_name) = Spellings::asked(variant_name)
         .map_err(|err| PyValueError::new_err(format!("variant_name: {err}")))?;
     let options = FixOptions {
         castling,
         variant_name,
+        spellings,
         rows: false,
     };
     let output = Output::create(&dst, &inputs)?;

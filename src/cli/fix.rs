@@ -6,7 +6,9 @@ use std::io::{self, Seek, Write};
 use std::path::PathBuf;
 
 use anyhow::Context;
-use pgn960::fix::{Action, BatchFix, FixCounts, FixOptions, Row, VariantName, fix_batch};
+use pgn960::fix::{
+    Action, BatchFix, FixCounts, FixOptions, Row, Spellings, VariantName, fix_batch,
+};
 use pgn960::input::Opened;
 use pgn960::pipeline::{PipelineConfig, PipelineError};
 use pgn960::position::CastlingNotation;
@@ -54,11 +56,13 @@ pub struct Args {
     #[arg(long, value_enum, value_name = "NOTATION", default_value_t = Castling::Keep)]
     castling: Castling,
 
-    /// The Variant value written: Chess960, or another spelling common
-    /// readers accept (Chess 960, Fischerandom, Fischerrandom, Fischer
-    /// Random).
-    #[arg(long, value_name = "NAME", default_value = "Chess960", value_parser = parse_variant_name)]
-    variant_name: VariantName,
+    /// The Variant spelling: without this option, a spelling readers
+    /// reject (FRC, chess-960, ...) is rewritten to Chess960 and the others
+    /// are kept; a spelling common readers accept (Chess960, Chess 960,
+    /// Fischerandom, Fischerrandom, Fischer Random) rewrites every other
+    /// spelling to it; keep keeps every spelling.
+    #[arg(long, value_name = "NAME|keep", value_parser = parse_variant_name)]
+    variant_name: Option<(Spellings, VariantName)>,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,8 +72,8 @@ enum Castling {
     Shredder,
 }
 
-fn parse_variant_name(name: &str) -> Result<VariantName, String> {
-    VariantName::new(name).map_err(|err| err.to_string())
+fn parse_variant_name(name: &str) -> Result<(Spellings, VariantName), String> {
+    Spellings::asked(Some(name)).map_err(|err| err.to_string())
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
@@ -77,13 +81,18 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let outputs = Outputs::guarding(&sources).hint(", or use --in-place");
     let mut sink = Sink::of(&args.rewrite, &sources, &outputs, args.archive.threads)?;
     let mut report = Report::of(&args, &outputs)?;
+    let (spellings, variant_name) = args
+        .variant_name
+        .clone()
+        .unwrap_or_else(|| (Spellings::Reported, VariantName::default()));
     let options = FixOptions {
         castling: match args.castling {
             Castling::Keep => None,
             Castling::Xfen => Some(CastlingNotation::Xfen),
             Castling::Shredder => Some(CastlingNotation::Shredder),
         },
-        variant_name: args.variant_name.clone(),
+        variant_name,
+        spellings,
         rows: report.is_some(),
     };
     let config = PipelineConfig {

@@ -14,7 +14,7 @@ use crate::split::{Batch, Game, LineCounter};
 use crate::tag::{Edit, ID_TAG};
 use crate::validate::{Code, Finding, replays_legally};
 
-use super::{Action, BatchFix, FixOptions, Problem, Row, fen};
+use super::{Action, BatchFix, FixOptions, Problem, Row, Spellings, fen};
 
 /// Where a new tag line goes among the lines added to one game.
 #[derive(Clone, Copy)]
@@ -176,7 +176,8 @@ impl<'a> GameFix<'a> {
     }
 
     /// A `Variant` naming Chess960 on a 960 array other than 518, and the
-    /// one spelling asked for wherever it names Chess960.
+    /// spelling asked for where it names Chess960 in one that readers
+    /// reject (or, with [`Spellings::All`], in any other).
     fn variant(&mut self, start: Option<&StartArray>) {
         if self.reading.start == Start::NotChess {
             return;
@@ -186,17 +187,21 @@ impl<'a> GameFix<'a> {
         let name = options.variant_name.as_str();
         let other_array = start.is_some_and(|s| *s != StartArray::Chess960(BackRank::STANDARD));
         let added_fen = self.added[Slot::Fen as usize].is_some();
-        let code = match self.reading.variant {
-            Variant::Chess960 { .. } => {
+        let problem = match self.reading.variant {
+            Variant::Chess960 { common } => {
                 let tag = tag.expect("a Variant that names Chess960 is a tag");
                 if self.batch.raw_value(&self.batch.tags[tag]) == name.as_bytes() {
                     return;
                 }
-                Code::VariantSpelling
+                match (options.spellings, common) {
+                    (Spellings::Keep, _) | (Spellings::Reported, true) => return,
+                    (_, false) => Problem::Finding(Code::VariantSpelling),
+                    (Spellings::All, true) => Problem::VariantName,
+                }
             }
             // With a FEN added, the Variant came with it.
             _ if added_fen || !other_array => return,
-            Variant::Absent => Code::VariantMissing,
+            Variant::Absent => Problem::Finding(Code::VariantMissing),
             Variant::Standard | Variant::FromPosition => {
                 let replays = self
                     .first_fen_setup()
@@ -204,11 +209,13 @@ impl<'a> GameFix<'a> {
                 if !replays {
                     return;
                 }
-                Code::VariantMismatch
+                Problem::Finding(Code::VariantMismatch)
             }
             Variant::Other => return,
         };
-        if self.set(Slot::Variant, tag, name, Problem::Finding(code)) {
+        if self.set(Slot::Variant, tag, name, problem)
+            && let Problem::Finding(code) = problem
+        {
             self.resolve(&[code]);
         }
     }
@@ -254,7 +261,7 @@ impl<'a> GameFix<'a> {
             let value = tag_value(self.batch, &self.batch.tags[id.tag]);
             let number = std::str::from_utf8(&value)
                 .ok()
-                .and_then(|text| plain_number(text.trim()))
+                .and_then(plain_number)
                 .filter(|n| id.numbers().contains(n));
             let code = match number {
                 Some(n) if n == right => continue,

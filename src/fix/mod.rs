@@ -8,9 +8,11 @@
 //! - the start: a game without a `FEN` that records its start as an id
 //!   number or a back rank in `Opening` gets that start's `FEN` (and
 //!   `SetUp "1"`), when its mainline replays legally from it;
-//! - the `Variant`: added on a 960 array other than 518, spelled the one
-//!   way readers accept, and rewritten from `Standard` or `From Position`
-//!   when the mainline replays legally under Chess960 rules;
+//! - the `Variant`: added on a 960 array other than 518, rewritten from a
+//!   spelling common readers reject (`FRC`, ...), and from `Standard` or
+//!   `From Position` when the mainline replays legally under Chess960
+//!   rules; on request, every spelling of Chess960 rewritten to one, or
+//!   every spelling kept;
 //! - `SetUp "1"` beside every `FEN`;
 //! - the id tags, as `tag` writes them;
 //! - on request, the castling field of every start array's `FEN`, in one
@@ -43,10 +45,57 @@ pub struct FixOptions {
     pub castling: Option<CastlingNotation>,
     /// The `Variant` value written. Defaults to `Chess960`.
     pub variant_name: VariantName,
+    /// Which spellings of Chess960 in a `Variant` are rewritten to
+    /// `variant_name`. Defaults to those `validate` reports.
+    pub spellings: Spellings,
     /// Build a [`Row`] for each repair and each finding left (with its
     /// line, which costs counting lines). Defaults to off: the counts are
     /// always kept.
     pub rows: bool,
+}
+
+/// Which `Variant` values that name Chess960 `fix` rewrites.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Spellings {
+    /// The spellings `validate` reports (`variant_spelling`: `FRC`,
+    /// `chess-960`, ...); those common readers accept are kept.
+    #[default]
+    Reported,
+    /// Every spelling other than [`FixOptions::variant_name`], each as
+    /// `variant_name` (the ones `validate` reports as `variant_spelling`,
+    /// the others as [`Problem::VariantName`]).
+    All,
+    /// None: every `Variant` that names Chess960 is kept as it is (a
+    /// `variant_spelling` finding is left).
+    Keep,
+}
+
+impl Spellings {
+    /// What `--variant-name` asks for: nothing (`None`) repairs the
+    /// spellings `validate` reports, writing `Chess960`; `keep` keeps every
+    /// spelling; a name rewrites every other spelling to it.
+    ///
+    /// # Errors
+    ///
+    /// [`VariantNameError`] for a name that is not `keep` nor one of the
+    /// spellings common readers accept ([`VariantName::new`]).
+    ///
+    /// ```
+    /// use pgn960::fix::{Spellings, VariantName};
+    ///
+    /// assert_eq!(Spellings::asked(None), Ok((Spellings::Reported, VariantName::default())));
+    /// assert_eq!(Spellings::asked(Some("keep")), Ok((Spellings::Keep, VariantName::default())));
+    /// assert_eq!(Spellings::asked(Some("Chess 960")), Ok((Spellings::All, VariantName::new("Chess 960")?)));
+    /// assert!(Spellings::asked(Some("FRC")).is_err());
+    /// # Ok::<_, pgn960::fix::VariantNameError>(())
+    /// ```
+    pub fn asked(name: Option<&str>) -> Result<(Spellings, VariantName), VariantNameError> {
+        match name {
+            None => Ok((Spellings::Reported, VariantName::default())),
+            Some("keep") => Ok((Spellings::Keep, VariantName::default())),
+            Some(name) => Ok((Spellings::All, VariantName::new(name)?)),
+        }
+    }
 }
 
 /// A `Variant` value for Chess960 that common readers accept.
@@ -111,7 +160,7 @@ impl fmt::Display for VariantNameError {
 impl std::error::Error for VariantNameError {}
 
 /// What a repair removes, or what a finding left is: a `validate` code,
-/// or one of the two things `fix` repairs that `validate` does not
+/// or one of the three things `fix` repairs that `validate` does not
 /// report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Problem {
@@ -122,21 +171,26 @@ pub enum Problem {
     /// A start array's `FEN` whose castling field is not in the notation
     /// asked for with `--castling`.
     CastlingNotation,
+    /// A `Variant` that names Chess960 in a spelling common readers
+    /// accept, but not the one asked for with `--variant-name`
+    /// ([`Spellings::All`]).
+    VariantName,
 }
 
 /// How many codes `validate` has.
 const CODES: usize = Code::ALL.len();
-/// How many problems there are: the codes and `fix`'s own two.
-const PROBLEMS: usize = CODES + 2;
+/// How many problems there are: the codes and `fix`'s own three.
+const PROBLEMS: usize = CODES + 3;
 
 impl Problem {
     /// The stable name: a `validate` code, or `id_missing`,
-    /// `castling_notation`.
+    /// `castling_notation`, `variant_name`.
     pub fn name(self) -> &'static str {
         match self {
             Problem::Finding(code) => code.name(),
             Problem::IdMissing => "id_missing",
             Problem::CastlingNotation => "castling_notation",
+            Problem::VariantName => "variant_name",
         }
     }
 
@@ -148,6 +202,7 @@ impl Problem {
             Problem::Finding(code) => code as usize,
             Problem::IdMissing => CODES,
             Problem::CastlingNotation => CODES + 1,
+            Problem::VariantName => CODES + 2,
         }
     }
 
@@ -156,7 +211,8 @@ impl Problem {
         match index.checked_sub(CODES) {
             None => Problem::Finding(Code::ALL[index]),
             Some(0) => Problem::IdMissing,
-            Some(_) => Problem::CastlingNotation,
+            Some(1) => Problem::CastlingNotation,
+            Some(_) => Problem::VariantName,
         }
     }
 }
@@ -243,7 +299,7 @@ impl FixCounts {
     /// How many repairs (`Action::Fixed`) or findings left
     /// (`Action::Left`) there are of each problem that has any, in report
     /// order: the codes in the order of [`Code::ALL`], then `id_missing`,
-    /// `fen_missing`, `castling_notation`.
+    /// `fen_missing`, `castling_notation`, `variant_name`.
     pub fn by_problem(&self, action: Action) -> impl Iterator<Item = (Problem, u64)> + '_ {
         let counts = match action {
             Action::Fixed => &self.fixed,
@@ -288,7 +344,7 @@ pub struct BatchFix {
 /// use pgn960::split::GameReader;
 /// use pgn960::tag::apply;
 ///
-/// let pgn = b"[Variant \"Fischerandom\"]\n[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1\"]\n\n1. e4 *\n";
+/// let pgn = b"[Variant \"FRC\"]\n[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1\"]\n\n1. e4 *\n";
 /// let batch = GameReader::new(&pgn[..]).next_batch()?.expect("a batch");
 /// let fixed = fix_batch(&batch, &FixOptions::default());
 /// let mut out = Vec::new();

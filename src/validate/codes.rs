@@ -80,7 +80,7 @@ codes! {
     IdMismatch => "id_mismatch", Error,
         "A Chess960Id (or Chess960Fritz9Id) that is not the number of the game's start position.";
     IdMalformed => "id_malformed", Error,
-        "A Chess960Id that is not an integer 0..959 (a Chess960Fritz9Id not 1..960), or one on a game with no Chess960 start array.";
+        "A Chess960Id that is not an integer 0..959 written alone, as `tag` writes it (no blanks or leading zeros; a Chess960Fritz9Id 1..960), or one on a game with no Chess960 start array.";
     IllegalMove => "illegal_move", Error,
         "The first illegal, ambiguous or unreadable move of the mainline.";
     Unterminated => "unterminated", Error,

@@ -128,12 +128,19 @@ impl GameCheck<'_> {
         for id in self.reading.headers.ids().to_vec() {
             let (name, range) = (id.name(), id.numbers());
             let text = self.value_text(id.tag);
-            let Some(number) = plain_number(text.trim()).filter(|n| range.contains(n)) else {
-                let message = format!(
-                    "{name} {text:?} is not a number from {} to {}",
-                    range.start(),
-                    range.end()
-                );
+            // The number alone, as `tag` writes it: `tag` rewrites any
+            // other value, so `validate` reports it.
+            let Some(number) = plain_number(&text).filter(|n| range.contains(n)) else {
+                let padded = text.trim() != text && plain_number(text.trim()).is_some();
+                let message = if padded {
+                    format!("{name} {text:?} has blanks around its number")
+                } else {
+                    format!(
+                        "{name} {text:?} is not a number from {} to {}",
+                        range.start(),
+                        range.end()
+                    )
+                };
                 self.report_at_tag(Some(id.tag), Code::IdMalformed, message);
                 continue;
             };
