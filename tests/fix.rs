@@ -495,14 +495,14 @@ fn the_summary_counts_repairs_and_findings_left_by_code() {
     assert_eq!(
         run.stderr,
         "pgn960 fix: 10 games read: 4 chess960, 1 standard, 0 dfrc, 2 other, 3 unreadable\n  \
-         fixed 10 games: 24 repairs, 0 findings left\n  \
+         fixed 10 games: 22 repairs, 0 findings left\n  \
          fixed   fen_missing              7\n  \
          fixed   id_mismatch              3\n  \
          fixed   id_malformed             1\n  \
          fixed   variant_missing          1\n  \
          fixed   variant_mismatch         1\n  \
          fixed   fen_without_setup        5\n  \
-         fixed   variant_spelling         3\n  \
+         fixed   variant_spelling         1\n  \
          fixed   id_missing               3\n"
     );
     let left = fs::read(fixture_dir().join("left.pgn")).expect("the fixture");
