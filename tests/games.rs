@@ -783,6 +783,64 @@ fn row_groups_of_100000_rows_compressed_with_zstd() {
     assert_eq!(table.int(123_456, "plies"), Some(1));
 }
 
+/// Rows with values of kilobytes end their row group once it holds 8 MiB,
+/// long before 100,000 rows: a row group is held in memory until it is
+/// written whole. Every value still reads back as written.
+#[test]
+fn row_groups_of_wide_rows_are_bounded_in_bytes() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let pgn = dir.path().join("wide.pgn");
+    let mut bytes = Vec::new();
+    let mut seed = 7u64;
+    for i in 0..6_000 {
+        bytes.extend_from_slice(b"[Event \"");
+        // 8 KB of letters (a to z) that do not compress to nothing.
+        for _ in 0..8 << 10 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            bytes.push(b'a' + (seed >> 59) as u8 % 26);
+        }
+        bytes.extend_from_slice(format!("\"]\n[Round \"{i}\"]\n\n1. e4 *\n\n").as_bytes());
+    }
+    fs::write(&pgn, &bytes).expect("writable");
+    let out = dir.path().join("wide.parquet");
+    games(&[path(&pgn), "-o", path(&out)]);
+    let reader = SerializedFileReader::new(File::open(&out).expect("there")).expect("Parquet");
+    let sizes: Vec<(i64, i64)> = reader
+        .metadata()
+        .row_groups()
+        .iter()
+        .map(|group| (group.num_rows(), group.compressed_size()))
+        .collect();
+    assert!(sizes.len() >= 4, "{sizes:?}");
+    for &(rows, compressed) in &sizes {
+        // A row group ends at the first chunk that takes it past 8 MiB.
+        assert!(
+            compressed < 10 << 20,
+            "{rows} rows in {compressed} bytes: {sizes:?}"
+        );
+    }
+    assert_eq!(sizes.iter().map(|(rows, _)| rows).sum::<i64>(), 6_000);
+    let (table, _) = read_parquet(&out);
+    for i in [0, 2_999, 5_999] {
+        let event = table.text(i, "event").expect("an event");
+        let start = bytes
+            .windows(12)
+            .enumerate()
+            .filter(|(_, w)| w.starts_with(b"[Event \""))
+            .nth(i)
+            .map(|(at, _)| at + 8)
+            .expect("the game's Event");
+        assert_eq!(
+            event.as_bytes(),
+            &bytes[start..start + (8 << 10)],
+            "row {i}"
+        );
+        assert_eq!(table.text(i, "round"), Some(i.to_string().as_str()));
+    }
+}
+
 /// A game longer than the 16 MiB the splitter holds at once is read in
 /// pieces: its row has the length of all of them, and no plies (its
 /// movetext is never whole).

@@ -36,7 +36,7 @@ use pgn960::filter::{Filter, Router, select_batch, write_runs};
 use pgn960::fix::{FixOptions, fix_batch};
 use pgn960::game::Kind;
 use pgn960::input::{self, MmapChoice, Source};
-use pgn960::pipeline::{self, PipelineConfig, PipelineError};
+use pgn960::pipeline::{self, Footprint, PipelineConfig, PipelineError};
 use pgn960::split::{Batch, GameReader};
 use pgn960::stats::{StatsOptions, StatsSummary, stats_batch};
 use pgn960::tag::{TagCounts, TagOptions, apply, tag_batch};
@@ -1398,7 +1398,7 @@ fn check_damaged_compressed(path: &Path) -> Result<(), String> {
 
 /// Runs `work` on every batch of `source` through the pipeline, as the
 /// binary does, and returns the results in input order.
-fn pipelined<T: Send>(
+fn pipelined<T: Send + Footprint>(
     source: impl Read + Send,
     config: PipelineConfig,
     work: impl Fn(&Batch) -> T + Sync,

@@ -18,7 +18,7 @@ use pgn960::filter::{
     Filter, FilterCounts, ListError, PositionSet, Router, codes, kinds, select_batch, write_runs,
 };
 use pgn960::fix::{Action, FixCounts, FixOptions, Spellings, fix_batch};
-use pgn960::pipeline::{self, PipelineConfig};
+use pgn960::pipeline::{self, Footprint, PipelineConfig};
 use pgn960::position::CastlingNotation;
 use pgn960::split::Batch;
 use pgn960::tag::{TagCounts, TagOptions, apply, tag_batch};
@@ -167,7 +167,7 @@ impl Output {
 /// in input order, into `output`, the GIL released, Ctrl-C checked
 /// between batches; `consume` is told the input's index too. Renames the
 /// output into place when all went well.
-fn write_all<T: Send>(
+fn write_all<T: Send + Footprint>(
     py: Python<'_>,
     inputs: Vec<Input>,
     mut output: Output,

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pgn960::input::{self, MmapChoice, Opened, Source};
-use pgn960::pipeline::{self, PipelineConfig, PipelineError};
+use pgn960::pipeline::{self, Footprint, PipelineConfig, PipelineError};
 use pgn960::split::Batch;
 
 use super::in_place::{NotRewritten, is_leftover_temporary};
@@ -230,7 +230,7 @@ fn open(source: &Source) -> io::Result<Opened> {
 ///
 /// As [`pipeline::run`]: the input's read error, or the first error of
 /// `consume`.
-pub fn run_input<T: Send, E>(
+pub fn run_input<T: Send + Footprint, E>(
     opened: Opened,
     config: PipelineConfig,
     progress: &mut Progress,

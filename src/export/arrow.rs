@@ -56,6 +56,7 @@ pub struct ArrowRows {
     schema: SchemaRef,
     builders: Vec<Builder>,
     rows: usize,
+    text_bytes: usize,
 }
 
 impl ArrowRows {
@@ -69,6 +70,7 @@ impl ArrowRows {
                 .map(|(_, column_type)| Builder::new(column_type, capacity))
                 .collect(),
             rows: 0,
+            text_bytes: 0,
         }
     }
 
@@ -80,6 +82,9 @@ impl ArrowRows {
     /// Adds a row of input `file` (the `file` column's value).
     pub fn push(&mut self, file: &str, row: &GameRow) {
         for (builder, value) in self.builders.iter_mut().zip(row.values(file)) {
+            if let Value::Text(text) = &value {
+                self.text_bytes += text.len();
+            }
             builder.append(value);
         }
         self.rows += 1;
@@ -88,6 +93,12 @@ impl ArrowRows {
     /// Rows gathered since the last batch.
     pub fn len(&self) -> usize {
         self.rows
+    }
+
+    /// Bytes of text gathered since the last batch: what the arrays hold,
+    /// less their offsets and the integer columns.
+    pub fn text_bytes(&self) -> usize {
+        self.text_bytes
     }
 
     /// Whether no row has been gathered since the last batch.
@@ -100,6 +111,7 @@ impl ArrowRows {
     pub fn finish(&mut self) -> RecordBatch {
         let columns: Vec<ArrayRef> = self.builders.iter_mut().map(Builder::finish).collect();
         self.rows = 0;
+        self.text_bytes = 0;
         RecordBatch::try_new(Arc::clone(&self.schema), columns)
             .expect("the arrays are built to the schema")
     }

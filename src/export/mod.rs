@@ -49,13 +49,13 @@ mod write;
 pub use arrow::{ArrowRows, arrow_schema};
 pub use columns::{COLUMNS, Column, ColumnType, Schema, SchemaError, Value};
 pub use order::RowOrder;
-pub use parquet::ROW_GROUP_ROWS;
+pub use parquet::{ROW_GROUP_BYTES, ROW_GROUP_ROWS};
 pub use row::{GameRow, Position, RowWriter};
 pub use write::{Format, writer};
 
 use crate::game::KindCounts;
 use crate::input::Reader;
-use crate::pipeline::{self, PipelineConfig, PipelineError};
+use crate::pipeline::{self, Footprint, PipelineConfig, PipelineError};
 use crate::split::{Batch, LineCounter};
 use row::RowText;
 
@@ -67,6 +67,14 @@ pub struct BatchRows {
     pub rows: Vec<GameRow>,
     /// The batch's games, by kind.
     pub kinds: KindCounts,
+}
+
+/// The rows, and the text of the batch they share once.
+impl Footprint for BatchRows {
+    fn heap_bytes(&self) -> usize {
+        let rows = self.rows.capacity() * std::mem::size_of::<GameRow>();
+        rows + self.rows.first().map_or(0, GameRow::batch_text_bytes)
+    }
 }
 
 /// Reads the row of every game of a batch.

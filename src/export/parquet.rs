@@ -1,12 +1,15 @@
 //! Rows as Apache Parquet, the format DuckDB, Polars, pandas and Spark
 //! read: typed columns (integers as integers), zstd, row groups of
-//! [`ROW_GROUP_ROWS`] rows written as they fill, so that memory stays
-//! bounded whatever the size of the archive.
+//! [`ROW_GROUP_ROWS`] rows (fewer when their values are long: a row group
+//! is also ended once it holds [`ROW_GROUP_BYTES`]) written as they fill,
+//! so that memory stays bounded whatever the size of the archive and
+//! whatever the length of its values.
 //!
-//! Rows are gathered into Arrow arrays of [`CHUNK_ROWS`] rows, a fixed
-//! number that divides the row group: where rows are cut into chunks, and
-//! so every byte of the file, never depends on how the input was cut into
-//! batches (or on the thread count).
+//! Rows are gathered into Arrow arrays of [`CHUNK_ROWS`] rows, or fewer
+//! once their text holds [`CHUNK_TEXT_BYTES`]: where rows are cut into
+//! chunks and row groups, and so every byte of the file, depends only on
+//! the rows, never on how the input was cut into batches (or on the
+//! thread count).
 //!
 //! A thread of its own encodes and compresses the chunks (the [`Encoder`])
 //! while the consumer gathers the next one: on the consumer's thread, the
@@ -32,12 +35,27 @@ use super::row::{GameRow, RowWriter};
 /// Rows of a row group: about 100,000, as engines read them well.
 pub const ROW_GROUP_ROWS: usize = 100_000;
 
+/// The most bytes a row group holds, as the writer estimates them encoded:
+/// a row group is held in memory until it is written out whole. Rows of
+/// the usual archives (2.5 MB of Parquet per 73,000 rows on the benchmark
+/// archive) fill [`ROW_GROUP_ROWS`] long before; rows with values of
+/// kilobytes (an `Event` of 8 KB held 659 MB in a row group of 100,000
+/// rows) end theirs here.
+pub const ROW_GROUP_BYTES: usize = 8 << 20;
+
 /// Rows gathered before they go to the Parquet writer, which encodes and
 /// compresses them into the row group being filled. Small chunks keep the
 /// encoder's work even: with 10,000, the consumer waited on it longer, and
 /// the workers on the consumer (on the benchmark archive, 3% slower, and
 /// 48 MiB at the peak against 44 MiB); with 1,000, no faster than 2,000.
 const CHUNK_ROWS: usize = 2_000;
+
+/// The most bytes of text a chunk gathers before it goes to the writer,
+/// whatever its count of rows: three chunks are in memory at once (one
+/// gathered, one waiting, one encoded), and 2,000 rows of 8 KB values
+/// would be 16 MB each. The usual rows (a few hundred bytes of text)
+/// never reach it.
+const CHUNK_TEXT_BYTES: usize = 1 << 20;
 
 /// The most bytes a column's page (and dictionary) may hold before it is
 /// compressed and set aside: each of the columns holds one while its row
@@ -109,6 +127,7 @@ impl<W: Write + Send + 'static> ParquetRows<W> {
                 ZstdLevel::try_new(ZSTD_LEVEL).expect("1 is a zstd level"),
             ))
             .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+            .set_max_row_group_bytes(Some(ROW_GROUP_BYTES))
             .set_data_page_size_limit(PAGE_BYTES)
             .set_dictionary_page_size_limit(PAGE_BYTES);
         // A value per game: a dictionary would only be built to be dropped.
@@ -161,7 +180,7 @@ impl<W: Write + Send + 'static> ParquetRows<W> {
 impl<W: Write + Send + 'static> RowWriter<W> for ParquetRows<W> {
     fn write_row(&mut self, file: &str, row: &GameRow) -> io::Result<()> {
         self.rows.push(file, row);
-        if self.rows.len() == CHUNK_ROWS {
+        if self.rows.len() == CHUNK_ROWS || self.rows.text_bytes() >= CHUNK_TEXT_BYTES {
             self.flush_chunk()?;
         }
         Ok(())

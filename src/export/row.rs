@@ -19,11 +19,23 @@ use super::columns::{COLUMNS, Column, Schema, Value};
 /// How many names [`Known`] has: the text of each is kept by its index.
 const KNOWN_TAGS: usize = 15;
 
-/// Where one text value lies in [`RowText::text`]: `start..end`.
-type Span = Option<(u32, u32)>;
+/// The slot of the last `Chess960Id` value; the `--tags` values follow.
+const CHESS960_ID: u32 = KNOWN_TAGS as u32;
 
-/// The text values of the rows of one batch, one after another, and where
-/// the `--tags` values lie: one allocation a batch, shared by its rows.
+/// One text value of a row: which it is (a [`Known`] tag by its index,
+/// [`CHESS960_ID`], or the `--tags` value of index `slot - CHESS960_ID -
+/// 1`) and where it lies in [`RowText::text`]: `start..end`.
+#[derive(Clone, Copy, Debug)]
+struct TextValue {
+    slot: u32,
+    start: u32,
+    end: u32,
+}
+
+/// The text values of the rows of one batch, one after another: one
+/// allocation a batch, shared by its rows. Only the values a game has are
+/// kept, so that a row of a game with few tags is small: a megabyte of
+/// tiny games is 65,000 rows.
 ///
 /// Rows are read on the workers and dropped on the writer's thread. With
 /// an allocation a row, each of those frees waited on the lock of the
@@ -32,8 +44,8 @@ type Span = Option<(u32, u32)>;
 #[derive(Debug, Default)]
 pub(super) struct RowText {
     text: String,
-    /// The spans of every row's `--tags` values, row after row.
-    extra: Vec<Span>,
+    /// Every row's values, row after row.
+    values: Vec<TextValue>,
 }
 
 impl RowText {
@@ -43,16 +55,24 @@ impl RowText {
         Arc::new(OnceLock::new())
     }
 
-    /// Appends a tag's value, bytes that are not UTF-8 as U+FFFD; returns
-    /// where it lies.
-    fn push(&mut self, value: &[u8]) -> Span {
+    /// Appends the value of `slot`, bytes that are not UTF-8 as U+FFFD.
+    fn push(&mut self, slot: u32, value: &[u8]) {
         let start = self.text.len();
         match std::str::from_utf8(value) {
             Ok(value) => self.text.push_str(value),
             Err(_) => self.text.push_str(&String::from_utf8_lossy(value)),
         }
         let at = |at: usize| u32::try_from(at).expect("a batch's tags are under 4 GiB");
-        Some((at(start), at(self.text.len())))
+        self.values.push(TextValue {
+            slot,
+            start: at(start),
+            end: at(self.text.len()),
+        });
+    }
+
+    /// How many values there are so far.
+    fn len(&self) -> u32 {
+        u32::try_from(self.values.len()).expect("a batch holds under 4 G tag values")
     }
 }
 
@@ -78,9 +98,11 @@ pub struct GameRow {
     pub back_ranks: Option<(u16, u16)>,
     /// The text values of the row's batch (see [`RowText`]).
     batch_text: Arc<OnceLock<RowText>>,
-    /// The values of the known tags (the last of each name), by
-    /// [`Known`]'s index; only those with a column of their own are read.
-    known: [Span; KNOWN_TAGS],
+    /// Where the row's text values lie in [`RowText::values`]:
+    /// `start..end`. They are those of the known tags with a column of
+    /// their own (the last of each name), the last `Chess960Id`, and the
+    /// `--tags` tags, each only when the game has it.
+    values: (u32, u32),
     /// The year of `Date`.
     pub year: Option<i32>,
     /// `WhiteElo`, when a rating.
@@ -89,11 +111,8 @@ pub struct GameRow {
     pub black_elo: Option<i32>,
     /// Mainline moves; `None` for a game too long to hold, read in pieces.
     pub plies: Option<u32>,
-    /// The last `Chess960Id` tag's value.
-    chess960_id: Span,
-    /// Where the spans of the tags named with `--tags` lie in
-    /// [`RowText::extra`]: `start..end`.
-    extra: (u32, u32),
+    /// How many tags were named with `--tags`.
+    extra: u32,
 }
 
 impl GameRow {
@@ -124,22 +143,19 @@ impl GameRow {
                 .get(known)
                 .map(|tag| tag_value(batch, &batch.tags[tag]))
         };
-        let mut known = [None; KNOWN_TAGS];
+        let first = text.len();
         for column in COLUMNS {
             if let Column::Tag(name) = column
                 && let Some(value) = value(name)
             {
-                known[name as usize] = text.push(&value);
+                text.push(name as u32, &value);
             }
         }
-        let chess960_id = reading
-            .headers
-            .ids()
-            .iter()
-            .rev()
-            .find(|id| !id.fritz9)
-            .and_then(|id| text.push(&tag_value(batch, &batch.tags[id.tag])));
-        let extra = extra_tags(batch, game, schema, text);
+        if let Some(id) = reading.headers.ids().iter().rev().find(|id| !id.fritz9) {
+            text.push(CHESS960_ID, &tag_value(batch, &batch.tags[id.tag]));
+        }
+        extra_tags(batch, game, schema, text);
+        let extra = u32::try_from(schema.extra_tags().len()).expect("under 4 G tags named");
         let position = reading.back_rank().map(Position::of);
         GameRow {
             game: game.index,
@@ -153,11 +169,16 @@ impl GameRow {
             white_elo: value(Known::WhiteElo).and_then(|elo| parse_elo(&elo)),
             black_elo: value(Known::BlackElo).and_then(|elo| parse_elo(&elo)),
             plies: plies(batch, game),
-            chess960_id,
+            values: (first, text.len()),
             extra,
-            known,
             batch_text: Arc::clone(shared),
         }
+    }
+
+    /// The bytes of the text this row shares with the rows of its batch.
+    pub(super) fn batch_text_bytes(&self) -> usize {
+        let text = self.batch_text();
+        text.text.capacity() + text.values.capacity() * std::mem::size_of::<TextValue>()
     }
 
     fn batch_text(&self) -> &RowText {
@@ -166,26 +187,28 @@ impl GameRow {
             .expect("a row's text is set once its batch is read")
     }
 
-    fn text(&self, span: Span) -> Option<&str> {
-        span.map(|(start, end)| &self.batch_text().text[start as usize..end as usize])
+    /// The text of `slot`, when the row has it.
+    fn text(&self, slot: u32) -> Option<&str> {
+        let text = self.batch_text();
+        let (start, end) = self.values;
+        let values = &text.values[start as usize..end as usize];
+        let value = values.iter().find(|value| value.slot == slot)?;
+        Some(&text.text[value.start as usize..value.end as usize])
     }
 
     /// The value of a known tag with a column of its own.
     pub fn tag(&self, known: Known) -> Option<&str> {
-        self.text(self.known[known as usize])
+        self.text(known as u32)
     }
 
     /// The last `Chess960Id` tag's value.
     pub fn chess960_id(&self) -> Option<&str> {
-        self.text(self.chess960_id)
+        self.text(CHESS960_ID)
     }
 
     /// The values of the tags named with `--tags`, in order.
     pub fn extra_tags(&self) -> impl Iterator<Item = Option<&str>> {
-        let (start, end) = self.extra;
-        self.batch_text().extra[start as usize..end as usize]
-            .iter()
-            .map(|&span| self.text(span))
+        (0..self.extra).map(|i| self.text(CHESS960_ID + 1 + i))
     }
 
     /// The value of a fixed column, for a game of input `file`.
@@ -310,25 +333,25 @@ fn plies(batch: &Batch, game: &Game) -> Option<u32> {
     ))
 }
 
-/// The values of the `--tags` tags (the last of each name, in any case)
-/// into `text`; returns where their spans lie in [`RowText::extra`].
-fn extra_tags(batch: &Batch, game: &Game, schema: &Schema, text: &mut RowText) -> (u32, u32) {
+/// The values of the `--tags` tags the game has (the last of each name,
+/// in any case) into `text`.
+fn extra_tags(batch: &Batch, game: &Game, schema: &Schema, text: &mut RowText) {
     let names = schema.extra_tags();
-    let start = text.extra.len();
-    if !names.is_empty() {
-        let mut tags = vec![None; names.len()];
-        for tag in batch.tags_of(game) {
-            if let Some(i) = names.iter().position(|name| is_named(batch, tag, name)) {
-                tags[i] = Some(tag);
-            }
-        }
-        for tag in tags {
-            let span = tag.and_then(|tag| text.push(&tag_value(batch, tag)));
-            text.extra.push(span);
+    if names.is_empty() {
+        return;
+    }
+    let mut tags = vec![None; names.len()];
+    for tag in batch.tags_of(game) {
+        if let Some(i) = names.iter().position(|name| is_named(batch, tag, name)) {
+            tags[i] = Some(tag);
         }
     }
-    let at = |at: usize| u32::try_from(at).expect("a batch holds under 4 G tag values");
-    (at(start), at(text.extra.len()))
+    for (i, tag) in tags.into_iter().enumerate() {
+        if let Some(tag) = tag {
+            let slot = u32::try_from(i).expect("under 4 G tags named");
+            text.push(CHESS960_ID + 1 + slot, &tag_value(batch, tag));
+        }
+    }
 }
 
 /// Writes rows, in order, into `W`.

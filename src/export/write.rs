@@ -17,7 +17,8 @@ pub enum Format {
     Csv,
     /// One JSON object a line, keys in column order; a null is `null`.
     Jsonl,
-    /// Apache Parquet: typed columns, zstd, row groups of 100,000 rows.
+    /// Apache Parquet: typed columns, zstd, row groups of 100,000 rows (or
+    /// 8 MiB, whichever comes first).
     Parquet,
 }
 

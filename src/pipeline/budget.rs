@@ -1,12 +1,14 @@
 //! The memory of batches in flight, counted in bytes: the splitter takes
-//! before it hands a batch on, the consumer gives back once it is done.
+//! a batch's cost before it hands the batch on, the worker adds what its
+//! result holds, and the consumer gives both back once it is done.
 
 use std::sync::{Condvar, Mutex};
 
 use crate::split::{Batch, Game, TagSpan};
 
-/// The most memory that batches in flight may hold, whatever the thread
-/// count: the bound on memory must not grow with the machine.
+/// The most memory that batches in flight and their results may hold,
+/// whatever the thread count: the bound on memory must not grow with the
+/// machine.
 pub(super) const MAX_BYTES_IN_FLIGHT: usize = 24 << 20;
 
 /// What a batch holds in memory: its bytes and its tag and game records.
@@ -16,12 +18,18 @@ pub(super) fn batch_cost(batch: &Batch) -> usize {
         + batch.games.capacity() * std::mem::size_of::<Game>()
 }
 
-/// Bytes of batches in flight, between the splitter and the consumer.
+/// Bytes of batches in flight, between the splitter and the consumer, and
+/// of their results.
 ///
 /// Counting bytes rather than batches keeps memory bounded when the
 /// batches are 16 MiB pieces of an endless game rather than 1 MiB of
 /// ordinary games. One batch larger than the whole budget still passes,
-/// alone, so nothing can wait forever.
+/// alone, so nothing can wait forever. A batch takes room for its result
+/// too, as much as the batch itself holds, before its work begins; once
+/// the result is made, what it holds takes the place of that room
+/// ([`Budget::settle`]), so that the results waiting for the consumer
+/// count too, and only a result larger than its batch is ever counted
+/// late.
 pub(super) struct Budget {
     limit: usize,
     state: Mutex<BudgetState>,
@@ -78,6 +86,21 @@ impl Budget {
                         .expect("no thread panics holding the budget"),
                 );
             }
+        }
+    }
+
+    /// Replaces `reserved` bytes taken for a result not yet made with the
+    /// `held` bytes of the result made, without waiting: a result larger
+    /// than its room is counted all the same, and [`Budget::take`] then
+    /// waits until it is given back.
+    pub(super) fn settle(&self, reserved: usize, held: usize) {
+        let mut state = self
+            .state
+            .lock()
+            .expect("no thread panics holding the budget");
+        state.used = state.used + held - reserved;
+        if held < reserved {
+            self.changed.notify_all();
         }
     }
 

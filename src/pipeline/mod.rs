@@ -33,11 +33,13 @@ use crate::input::Reader;
 use crate::split::{Batch, BatchData, GameReader, Window};
 
 mod budget;
+mod footprint;
 mod lines;
 mod read_ahead;
 mod speculative;
 
 use budget::{Budget, MAX_BYTES_IN_FLIGHT, batch_cost};
+pub use footprint::Footprint;
 use lines::{BatchLines, LinePlacer};
 use read_ahead::{Stop, read_ahead, read_ahead_detached};
 use speculative::Chain;
@@ -112,7 +114,7 @@ pub fn run<R, T, E, W, C>(
 ) -> Result<(), PipelineError<E>>
 where
     R: Read + Send,
-    T: Send,
+    T: Send + Footprint,
     W: Fn(&Batch) -> T + Sync,
     C: FnMut(&Batch, T) -> Result<(), E>,
 {
@@ -135,7 +137,7 @@ fn run_stream<R, T, E, W, C>(
 ) -> Result<(), PipelineError<E>>
 where
     R: Read + Send + 'static,
-    T: Send,
+    T: Send + Footprint,
     W: Fn(&Batch) -> T + Sync,
     C: FnMut(&Batch, T) -> Result<(), E>,
 {
@@ -167,7 +169,7 @@ pub fn run_reader<T, E, W, C>(
     consume: C,
 ) -> Result<(), PipelineError<E>>
 where
-    T: Send,
+    T: Send + Footprint,
     W: Fn(&Batch) -> T + Sync,
     C: FnMut(&Batch, T) -> Result<(), E>,
 {
@@ -192,7 +194,7 @@ pub fn run_reader_split_every<T, E, W, C>(
     consume: C,
 ) -> Result<(), PipelineError<E>>
 where
-    T: Send,
+    T: Send + Footprint,
     W: Fn(&Batch) -> T + Sync,
     C: FnMut(&Batch, T) -> Result<(), E>,
 {
@@ -243,7 +245,8 @@ impl BatchSource for Chain {
 /// What a worker sends back: the batch (cut before the game that holds a
 /// NUL byte, when it is PGN text and holds one), its result (or the
 /// message of the panic that took its place), where the NUL byte was, the
-/// batch's cost in the budget and, when asked, its lines.
+/// cost in the budget of the batch and of its result (what the result
+/// holds) and, when asked, its lines.
 struct Done<T> {
     seq: u64,
     batch: Batch,
@@ -275,7 +278,7 @@ fn run_games<S, T, E, W, C>(
 ) -> Result<(), PipelineError<E>>
 where
     S: BatchSource,
-    T: Send,
+    T: Send + Footprint,
     W: Fn(&Batch) -> T + Sync,
     C: FnMut(&Batch, T) -> Result<(), E>,
 {
@@ -286,9 +289,10 @@ where
         .map_err(|err| PipelineError::Read(io::Error::other(err)))?;
     let budget = &Budget::new(
         // A batch's buffer has room for a read beyond its bytes: about
-        // twice `batch_bytes` a batch.
+        // twice `batch_bytes` a batch, and as much again set aside for its
+        // result.
         (config.threads.max(1) * 2 + 2)
-            .saturating_mul(config.batch_bytes.saturating_mul(2))
+            .saturating_mul(config.batch_bytes.saturating_mul(4))
             .min(MAX_BYTES_IN_FLIGHT),
     );
     let work = &work;
@@ -314,13 +318,15 @@ where
                         let Some(batch) = games.next_batch(jobs)? else {
                             return Ok(());
                         };
-                        // Given back once the batch has been consumed.
-                        if !budget.take(batch_cost(&batch)) {
+                        // Given back once the batch has been consumed, with
+                        // room for a result as large as the batch, settled
+                        // once the result is made.
+                        let cost = batch_cost(&batch);
+                        if !budget.take(cost + cost) {
                             return Ok(()); // the consumer has stopped
                         }
                         let tx = result_tx.clone();
                         jobs.spawn_fifo(move |_| {
-                            let cost = batch_cost(&batch);
                             // PGN text ends before the game that holds a
                             // NUL byte, wherever the batches were cut.
                             let mut batch = batch;
@@ -335,6 +341,10 @@ where
                             // leave the consumer waiting for this batch.
                             let result = panic::catch_unwind(AssertUnwindSafe(|| work(&batch)))
                                 .map_err(|payload| panic_message(payload.as_ref()));
+                            // Counted until consumed, with the batch.
+                            let held = result.as_ref().map_or(0, Footprint::total_bytes);
+                            budget.settle(cost, held);
+                            let cost = cost + held;
                             let lines = config.line_numbers.then(|| BatchLines::count(&batch));
                             let _ = tx.send(Done {
                                 seq,
@@ -471,6 +481,64 @@ mod tests {
             .unwrap();
             assert_eq!(out, input);
             assert_eq!(indices, (1..=5000).collect::<Vec<u64>>());
+        }
+    }
+
+    /// The batches in flight and their results hold 24 MiB at most,
+    /// whatever the thread count, when the consumer is slower than the
+    /// work: counted from outside the budget, as the work makes its
+    /// results (as large as their batches, as `games`' rows of tiny games
+    /// are) and the consumer drops them. One batch may pass alone, beyond
+    /// the budget, so that none waits forever. A mapped file's batches
+    /// hold exactly their bytes and records.
+    #[test]
+    fn batches_in_flight_and_their_results_hold_24_mib_at_most() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.pgn");
+        std::fs::write(&path, archive(250_000)).unwrap();
+        for threads in [1, 3, 16] {
+            let config = PipelineConfig {
+                threads,
+                batch_bytes: 512 << 10,
+                ..PipelineConfig::default()
+            };
+            let source = crate::input::Source::Path(path.clone());
+            // SAFETY: the test's own file, which nothing else touches.
+            let mmap = unsafe { crate::input::MmapChoice::auto() };
+            let reader = crate::input::open(&source, mmap).unwrap().reader;
+            assert!(matches!(reader, Reader::Mapped(_)));
+            let alive = AtomicUsize::new(0);
+            let peak = AtomicUsize::new(0);
+            let (mut largest, mut batches) = (0, 0);
+            run_reader(
+                reader,
+                config,
+                |batch| {
+                    let cost = batch_cost(batch);
+                    let result = vec![1u8; cost];
+                    let now = alive.fetch_add(cost + result.len(), Ordering::SeqCst);
+                    peak.fetch_max(now + cost + result.len(), Ordering::SeqCst);
+                    (cost, result)
+                },
+                |_, (cost, result)| {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                    largest = largest.max(cost + result.len());
+                    batches += 1;
+                    alive.fetch_sub(cost + result.len(), Ordering::SeqCst);
+                    Ok::<_, ()>(())
+                },
+            )
+            .unwrap();
+            let peak = peak.into_inner();
+            assert!(
+                batches * largest > 4 * MAX_BYTES_IN_FLIGHT,
+                "{batches} batches"
+            );
+            assert!(
+                peak <= MAX_BYTES_IN_FLIGHT + largest,
+                "{threads} threads: {peak} bytes of batches and results at once"
+            );
         }
     }
 
