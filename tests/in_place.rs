@@ -578,17 +578,31 @@ fn a_signal_clears_the_progress_line() {
     fs::write(&file, compress("zstd", 19, &big_archive(8000))).expect("writable");
     let typescript = dir.path().join("typescript");
     let command = format!("exec {BIN} tag --in-place {}", utf8(&file));
+    // `-f`: the typescript is written as the run draws, so the test sees
+    // the progress line while the run is still going.
     let child = Command::new("script")
-        .args(["-q", "-e", "-c", &command])
+        .args(["-q", "-e", "-f", "-c", &command])
         .arg(&typescript)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .spawn()
         .expect("script starts");
     wait_for_temporary(dir.path());
-    // The bar draws four times a second.
-    thread::sleep(Duration::from_millis(600));
-    let pid = pgn960_pid(&file).expect("pgn960 runs under script");
+    // The signal goes as soon as the progress line is drawn (four times a
+    // second), not after a fixed wait, which a fast machine outruns.
+    let started = Instant::now();
+    let pid = loop {
+        let pid = pgn960_pid(&file).expect("pgn960 ended before it drew a progress line");
+        let drawn = fs::read(&typescript).unwrap_or_default();
+        if String::from_utf8_lossy(&drawn).contains(" eta ") {
+            break pid;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no progress line in 60 s"
+        );
+        thread::sleep(Duration::from_millis(5));
+    };
     // SAFETY: our grandchild, still running.
     unsafe { libc::kill(pid, libc::SIGINT) };
     let _ = child.wait_with_output();
