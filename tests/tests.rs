@@ -13,6 +13,7 @@ mod fix_properties;
 mod fuzz_regressions;
 mod games;
 mod hardening;
+mod help;
 mod id_oracle;
 mod in_place;
 mod limit;

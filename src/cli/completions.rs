@@ -3,10 +3,9 @@
 
 use std::io::{self, Write};
 
-use clap::CommandFactory;
 use clap_complete::Shell;
 
-use super::{Cli, EXIT_OK};
+use super::EXIT_OK;
 
 /// Print a shell's completion script to standard output.
 #[derive(clap::Args, Debug)]
@@ -22,7 +21,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
-    let mut command = Cli::command();
+    let mut command = super::help::command();
     // Written whole, then out: `generate` panics on a write error, and a
     // closed pipe (`| head`) must end the run quietly, as `man`'s does.
     let mut script = Vec::new();

@@ -22,6 +22,13 @@ use super::rewrite::{RewriteArgs, Sink};
 use super::summary::{self, Rewritten};
 use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 
+/// The examples after the options (`-h`); `--help` adds the repairs.
+const EXAMPLES: &str = "Examples:
+  pgn960 fix broadcast.pgn > fixed.pgn
+  pgn960 fix --in-place --report repairs.csv 2024/*.pgn.zst
+  pgn960 fix --castling shredder archive.pgn -o shredder.pgn
+  pgn960 fix --check archive.pgn || echo 'archive needs repairs'";
+
 /// Repair what validate finds in Chess960 headers, changing no other byte.
 ///
 /// Rewrites a wrong Chess960Id and adds a missing one (as tag does); adds
@@ -31,13 +38,10 @@ use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 /// [SetUp "1"] beside a FEN; adds the FEN of a start recorded only as an id
 /// number or as a back rank in Opening when the moves replay from it. Every
 /// other byte reaches the output unchanged; what is not repaired is counted
-/// as left. Every repair is listed in the guide (docs/codes.md).
+/// as left. Every repair is listed below (--help) and in the guide
+/// (docs/codes.md).
 #[derive(clap::Args, Debug)]
-#[command(after_help = "Examples:
-  pgn960 fix broadcast.pgn > fixed.pgn
-  pgn960 fix --in-place --report repairs.csv 2024/*.pgn.zst
-  pgn960 fix --castling shredder archive.pgn -o shredder.pgn
-  pgn960 fix --check archive.pgn || echo 'archive needs repairs'")]
+#[command(after_help = EXAMPLES)]
 pub struct Args {
     #[command(flatten)]
     archive: ArchiveArgs,
@@ -410,4 +414,57 @@ fn print_summary(counts: &FixCounts, check: bool, rewritten: &[Rewritten]) {
     }
     summary::push_rewritten(&mut text, rewritten);
     eprint!("{text}");
+}
+
+/// What `fix` repairs, each by the name its report gives it: the codes of
+/// `validate` it removes, then its own three.
+const REPAIRS: &[(&str, &str)] = &[
+    (
+        "id_mismatch, id_malformed",
+        "each Chess960Id and Chess960Fritz9Id of a game that starts from a Chess960 array is rewritten to the array's number",
+    ),
+    (
+        "id_missing",
+        "(not a validate code) a Chess960 game without Chess960Id gets one, as tag adds it",
+    ),
+    (
+        "variant_missing",
+        "[Variant \"Chess960\"] is added on a start array other than 518; an empty Variant is rewritten",
+    ),
+    (
+        "variant_spelling",
+        "a spelling of Chess960 that common readers reject (FRC, 960, chess-960, ...) is rewritten to Chess960, or to --variant-name; with --variant-name keep it is left",
+    ),
+    (
+        "variant_name",
+        "(not a validate code) with --variant-name NAME, every other spelling naming Chess960 is rewritten to NAME",
+    ),
+    (
+        "variant_mismatch",
+        "Standard or From Position on a start array other than 518 is rewritten to Chess960 when the mainline replays legally under Chess960 rules",
+    ),
+    (
+        "fen_without_setup",
+        "[SetUp \"1\"] is added beside a FEN, or another SetUp value rewritten",
+    ),
+    (
+        "fen_missing, setup_without_fen",
+        "a game without a FEN whose id tags or Opening back rank record another start than 518, all agreeing, gets that start's FEN, SetUp \"1\" and a Variant, when the mainline replays from it",
+    ),
+    (
+        "castling_notation",
+        "(not a validate code) with --castling xfen or shredder, the castling field of every start array's FEN is rewritten to that notation",
+    ),
+];
+
+/// `fix --help`'s text after the options: the examples, then every repair.
+pub fn long_help() -> String {
+    let mut text = String::from(EXAMPLES);
+    text.push_str("\n\nRepairs (the report's code column names each by what it removes):\n");
+    for (codes, repair) in REPAIRS {
+        text.push_str(&format!("  {codes}\n"));
+        super::help::wrap_into(&mut text, repair, "      ");
+    }
+    text.push_str("Every other validate code is left, and counted as left.");
+    text
 }

@@ -7,11 +7,10 @@
 
 use std::io::{self, Write};
 
-use clap::CommandFactory;
 use clap_mangen::Man;
 use clap_mangen::roff::{Roff, bold, roman};
 
-use super::{Cli, EXIT_OK};
+use super::EXIT_OK;
 
 /// Print the manual page (roff) to standard output.
 #[derive(clap::Args, Debug)]
@@ -33,7 +32,7 @@ pub fn run(_args: Args) -> anyhow::Result<u8> {
 /// Writes the whole page: the tool, then a section per command with its
 /// synopsis, description and options, then the exit codes.
 fn render(out: &mut Vec<u8>) -> io::Result<()> {
-    let mut command = Cli::command();
+    let mut command = super::help::command();
     command.build();
     let man = Man::new(command.clone()).title("PGN960").section("1");
     man.render_title(out)?;

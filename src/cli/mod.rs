@@ -8,6 +8,7 @@ mod draw;
 mod filter;
 mod fix;
 mod games;
+mod help;
 mod id;
 mod in_place;
 mod interrupt;
@@ -26,7 +27,7 @@ mod validate;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{FromArgMatches, Parser, Subcommand};
 
 /// Exit code for success.
 pub const EXIT_OK: u8 = 0;
@@ -74,7 +75,10 @@ enum Command {
 /// a bug (a panic, on any thread: see [`bug`]). A broken pipe
 /// (`pgn960 tag big.pgn | head`) is a normal, quiet end.
 pub fn run() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let parsed = help::command()
+        .try_get_matches()
+        .and_then(|matches| Cli::from_arg_matches(&matches));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(err) => return argument_error(&err),
     };
@@ -136,7 +140,7 @@ fn argument_error(err: &clap::Error) -> ExitCode {
             return ExitCode::from(EXIT_OK);
         }
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            let command = Cli::command();
+            let command = help::command();
             let names: Vec<&str> = command
                 .get_subcommands()
                 .map(clap::Command::get_name)

@@ -15,18 +15,22 @@ use super::archive::{ArchiveArgs, InputFailure, for_each_input};
 use super::output::{Destination, Outputs};
 use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, summary};
 
+/// The examples after the options (`-h`); `--help` adds every code.
+const EXAMPLES: &str = "Examples:
+  pgn960 validate archive.pgn
+  pgn960 validate --no-moves --format jsonl --report findings.jsonl *.pgn.zst
+  pgn960 validate --strict tournament.pgn && echo publishable";
+
 /// Check Chess960 headers and moves; report every problem with a stable code.
 ///
 /// One finding per problem: file, game (1-based index in its file), line
 /// (of the offending tag or move), severity, code, message. Moves are
 /// replayed with Chess960 castling rules unless --no-moves. Exit 0 when no
 /// finding is an error, 1 when one is (with --strict, warnings too), 2 when
-/// an input cannot be read. The codes are listed in the guide (docs/codes.md).
+/// an input cannot be read. Every code is listed below (--help) and in the
+/// guide (docs/codes.md).
 #[derive(clap::Args, Debug)]
-#[command(after_help = "Examples:
-  pgn960 validate archive.pgn
-  pgn960 validate --no-moves --format jsonl --report findings.jsonl *.pgn.zst
-  pgn960 validate --strict tournament.pgn && echo publishable")]
+#[command(after_help = EXAMPLES)]
 pub struct Args {
     #[command(flatten)]
     archive: ArchiveArgs,
@@ -216,4 +220,16 @@ fn print_summary(kinds: &KindCounts, per_code: &BTreeMap<Code, u64>) {
         ));
     }
     eprint!("{text}");
+}
+
+/// `validate --help`'s text after the options: the examples, then every
+/// code with its severity and meaning, from the codes themselves.
+pub fn long_help() -> String {
+    let mut text = String::from(EXAMPLES);
+    text.push_str("\n\nCodes (stable; the CSV's code column):\n");
+    for code in Code::ALL {
+        text.push_str(&format!("  {} ({})\n", code.name(), code.severity()));
+        super::help::wrap_into(&mut text, code.description(), "      ");
+    }
+    text
 }
