@@ -233,6 +233,19 @@ fn run_page(page: &str) -> (usize, usize) {
         let printed = String::from_utf8_lossy(&output.stdout).into_owned()
             + &String::from_utf8_lossy(&output.stderr);
         if command.starts_with("python3 ") && printed.contains("ModuleNotFoundError") {
+            // What the script would have written is not there for the
+            // examples after it: the file names in its text.
+            let script = command
+                .split_whitespace()
+                .nth(1)
+                .and_then(|name| fs::read_to_string(work.join(name)).ok())
+                .unwrap_or_default();
+            unavailable.extend(
+                script
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || "._-/".contains(c)))
+                    .filter(|word| word.contains('.'))
+                    .map(String::from),
+            );
             say_skipped(
                 &test,
                 &format!(
