@@ -315,7 +315,7 @@ page_tests! {
     commands_validate: "docs/commands/validate.md" runs 2;
     commands_fix: "docs/commands/fix.md" runs 7;
     commands_filter: "docs/commands/filter.md" runs 10;
-    commands_games: "docs/commands/games.md" runs 2;
+    commands_games: "docs/commands/games.md" runs 4;
     commands_completions: "docs/commands/completions.md" runs 1;
     commands_man: "docs/commands/man.md" runs 1;
     kinds: "docs/kinds.md" runs 0;

@@ -694,7 +694,7 @@ fn unusable_arguments_are_one_line_and_exit_2() {
         &pgn960(&["fix", "--in-place"], Some(&repairs())),
         "--in-place on stdin",
     );
-    let out = dir.path().join("out.csv");
+    let out = dir.path().join("out.pgn");
     let run = pgn960(
         &["fix", utf8(&path), "-o", utf8(&out), "--report", utf8(&out)],
         None,

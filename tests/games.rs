@@ -942,8 +942,12 @@ fn unusable_options_are_one_line_and_exit_2() {
         "no format known by this extension",
     );
     assert_refused(
-        &[f, "-o", &out("g.csv.gz")],
+        &[f, "-o", &out("g.gz")],
         "no format known by this extension",
+    );
+    assert_refused(
+        &[f, "-o", &out("g.pgn")],
+        "-o writes the games as csv, jsonl or parquet, not pgn",
     );
     assert_refused(
         &[f, "-o", &out("g.csv"), "--format", "parquet"],

@@ -185,22 +185,32 @@ fn a_run_that_reads_nothing_writes_nothing() {
     let missing = path(&d.join("missing.pgn")).to_string();
     let kept = d.join("kept.csv");
     fs::write(&kept, "old bytes\n").expect("writable");
+    let kept_pgn = d.join("kept.pgn");
+    fs::write(&kept_pgn, "old bytes\n").expect("writable");
     let new = d.join("new.csv");
     let new_svg = d.join("new.svg");
+    let new_pgn = d.join("new.pgn");
     for args in [
         vec!["stats", &missing],
         vec!["validate", &missing],
         vec!["tag", &missing],
         vec!["stats", &missing, "-o", path(&kept)],
         vec!["validate", &missing, "--report", path(&kept)],
-        vec!["tag", &missing, "-o", path(&kept)],
+        vec!["tag", &missing, "-o", path(&kept_pgn)],
         vec!["games", &missing, "-o", path(&kept)],
         vec!["games", &missing, "--format", "csv", "-o", path(&kept)],
         vec!["games", &missing, "-o", path(&new)],
-        vec!["filter", &missing, "-o", path(&kept)],
-        vec!["filter", &missing, "-o", path(&new)],
+        vec!["filter", &missing, "-o", path(&kept_pgn)],
+        vec!["filter", &missing, "-o", path(&new_pgn)],
         vec!["fix", &missing],
-        vec!["fix", &missing, "-o", path(&kept), "--report", path(&new)],
+        vec![
+            "fix",
+            &missing,
+            "-o",
+            path(&kept_pgn),
+            "--report",
+            path(&new),
+        ],
         vec![
             "stats",
             &missing,
@@ -216,7 +226,13 @@ fn a_run_that_reads_nothing_writes_nothing() {
         assert_eq!(run.stderr.lines().count(), 1, "{args:?}: {}", run.stderr);
         assert!(run.stderr.contains("missing.pgn"), "{}", run.stderr);
         assert_eq!(fs::read(&kept).expect("kept"), b"old bytes\n", "{args:?}");
+        assert_eq!(
+            fs::read(&kept_pgn).expect("kept"),
+            b"old bytes\n",
+            "{args:?}"
+        );
         assert!(!new.exists(), "{args:?} left an empty new file");
+        assert!(!new_pgn.exists(), "{args:?} left an empty new file");
         assert!(!new_svg.exists(), "{args:?} left an empty new file");
     }
     // An empty input is read: the output is emptied and gets its header.
@@ -233,7 +249,7 @@ fn a_run_that_reads_nothing_writes_nothing() {
             "-q",
             path(&empty),
             "-o",
-            path(&kept),
+            path(&kept_pgn),
             "--report",
             path(&new),
         ],
@@ -241,7 +257,7 @@ fn a_run_that_reads_nothing_writes_nothing() {
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(
-        fs::read(&kept).expect("kept"),
+        fs::read(&kept_pgn).expect("kept"),
         b"",
         "the empty input, fixed"
     );
@@ -269,6 +285,11 @@ fn two_outputs_that_are_one_file_are_refused() {
     let (hard, soft) = (path(&hard), path(&soft));
     let plot = d.join("plot.svg");
     let plot = path(&plot);
+    let (out_pgn, hard_pgn, new_pgn) =
+        (d.join("out.pgn"), d.join("hard.csv.gz"), d.join("new.pgn"));
+    fs::write(&out_pgn, b"").expect("writable");
+    fs::hard_link(&out_pgn, &hard_pgn).expect("a hard link");
+    let (out_pgn, hard_pgn, new_pgn) = (path(&out_pgn), path(&hard_pgn), path(&new_pgn));
     let cases: Vec<Vec<&str>> = vec![
         vec!["stats", s, "-o", a, "--summary", a],
         vec!["stats", s, "-o", new, "--summary", new],
@@ -277,8 +298,8 @@ fn two_outputs_that_are_one_file_are_refused() {
         vec!["stats", s, "-o", new, "--plot", soft, "--funnel", plot],
         vec!["stats", s, "-o", new, "--plot", plot, "--funnel", soft],
         vec!["stats", "--merge", a, "-o", new, "--summary", new],
-        vec!["fix", s, "-o", a, "--report", hard],
-        vec!["fix", s, "-o", new, "--report", new],
+        vec!["fix", s, "-o", out_pgn, "--report", hard_pgn],
+        vec!["fix", s, "-o", new_pgn, "--report", new_pgn],
     ];
     for args in &cases {
         let before = contents(d);

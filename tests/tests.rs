@@ -20,6 +20,7 @@ mod limit;
 mod meaning;
 mod memory;
 mod numbering;
+mod output_names;
 mod outputs;
 mod ply_count;
 mod samples;

@@ -2,13 +2,11 @@
 //! `validate`'s findings, and write each one's bytes unchanged, to one
 //! output or to one file per position or kind.
 
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
-use std::os::fd::AsFd;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use pgn960::compression::{Compression, Encoder};
+use pgn960::compression::Compression;
 use pgn960::filter::{
     self, Filter, FilterCounts, ListError, PositionSet, Router, Run, Verdict, select_batch,
     write_runs,
@@ -17,8 +15,10 @@ use pgn960::game::Kind;
 use pgn960::split::Batch;
 
 use super::archive::{ArchiveArgs, InputFailure, for_each_input, run_input};
-use super::output::{Joined, LazyOutput, Outputs};
+use super::destination::{Destination, is_stdout};
+use super::output::{Joined, Outputs};
 use super::output_dir::OutputDir;
+use super::rewrite::PGN_OUTPUT;
 use super::{EXIT_ERROR, EXIT_OK, summary};
 
 /// Select games by start position, kind, rating or validate's findings.
@@ -76,8 +76,8 @@ pub struct Args {
     #[arg(long)]
     invert: bool,
 
-    /// Write to FILE instead of standard output, compressed when its name
-    /// ends in .gz, .zst, .bz2 or .xz.
+    /// Write to FILE instead of standard output (`-`), compressed when its
+    /// name ends in .gz, .zst, .bz2 or .xz.
     #[arg(short, long, value_name = "FILE", conflicts_with = "split_by")]
     output: Option<PathBuf>,
 
@@ -355,55 +355,25 @@ impl Sink {
 /// inputs one after another, each beginning on a line of its own.
 struct OneOutput {
     name: String,
-    out: Joined<OneState>,
-}
-
-enum OneState {
-    /// Standard output: batches go out as vectored writes of large spans,
-    /// which its own line buffering would only copy.
-    Stdout(File),
-    /// A plain file.
-    Plain(LazyOutput),
-    /// A file to compress, until an input is opened: an encoder writes
-    /// its trailer even when dropped, which would empty the file.
-    Waiting(Option<LazyOutput>, Compression),
-    /// A file being compressed.
-    Encoding(Encoder<'static, BufWriter<LazyOutput>>),
+    out: Joined<Destination>,
 }
 
 impl OneOutput {
     fn new(outputs: &Outputs, path: Option<&Path>) -> anyhow::Result<OneOutput> {
-        let Some(path) = path else {
-            outputs.claim_stdout();
-            let stdout = io::stdout()
-                .as_fd()
-                .try_clone_to_owned()
-                .context("standard output")?;
-            return Ok(OneOutput {
-                name: "output".to_string(),
-                out: Joined::new(OneState::Stdout(File::from(stdout))),
-            });
-        };
-        let file = LazyOutput::new(outputs.create(path)?);
-        let state = match Compression::of_path(path) {
-            Compression::None => OneState::Plain(file),
-            compression => OneState::Waiting(Some(file), compression),
+        let (out, ()) = outputs.open(&PGN_OUTPUT, path, None)?;
+        let name = match path {
+            Some(path) if !is_stdout(path) => path.display().to_string(),
+            _ => "output".to_string(),
         };
         Ok(OneOutput {
-            name: path.display().to_string(),
-            out: Joined::new(state),
+            name,
+            out: Joined::new(out),
         })
     }
 
     /// An input is about to be written: the one before it has ended.
     fn start(&mut self) -> io::Result<()> {
         self.out.end_input();
-        let state = self.out.get_mut();
-        if let OneState::Waiting(file, compression) = state {
-            let file = file.take().expect("a waiting output holds its file");
-            let encoder = compression.encoder(BufWriter::with_capacity(1 << 20, file))?;
-            *state = OneState::Encoding(encoder);
-        }
         Ok(())
     }
 
@@ -412,47 +382,7 @@ impl OneOutput {
     }
 
     fn finish(self, any_input_read: bool) -> io::Result<()> {
-        match self.out.into_inner() {
-            OneState::Stdout(mut out) => out.flush(),
-            OneState::Plain(out) => out.finish(any_input_read),
-            OneState::Waiting(file, _) => file
-                .expect("a waiting output holds its file")
-                .finish(any_input_read),
-            OneState::Encoding(encoder) => encoder
-                .finish()?
-                .into_inner()
-                .map_err(|err| err.into_error())?
-                .finish(any_input_read),
-        }
-    }
-}
-
-impl Write for OneState {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            OneState::Stdout(out) => out.write(buf),
-            OneState::Plain(out) => out.write(buf),
-            OneState::Encoding(out) => out.write(buf),
-            OneState::Waiting(..) => unreachable!("an output is started before it is written"),
-        }
-    }
-
-    fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
-        match self {
-            OneState::Stdout(out) => out.write_vectored(bufs),
-            OneState::Plain(out) => out.write_vectored(bufs),
-            OneState::Encoding(out) => out.write_vectored(bufs),
-            OneState::Waiting(..) => unreachable!("an output is started before it is written"),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        match self {
-            OneState::Stdout(out) => out.flush(),
-            OneState::Plain(out) => out.flush(),
-            OneState::Encoding(out) => out.flush(),
-            OneState::Waiting(..) => Ok(()),
-        }
+        self.out.into_inner().finish(any_input_read)
     }
 }
 

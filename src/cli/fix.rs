@@ -16,8 +16,9 @@ use pgn960::split::Batch;
 use pgn960::tag::apply;
 
 use super::archive::{ArchiveArgs, InputFailure, Progress, for_each_input, run_input, walk_inputs};
+use super::destination::{Destination, OutputKind, is_stdout};
 use super::in_place::{Original, RewriteError};
-use super::output::{LazyOutput, OutputFile, Outputs};
+use super::output::Outputs;
 use super::rewrite::{RewriteArgs, Sink};
 use super::summary::{self, Rewritten};
 use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
@@ -50,7 +51,9 @@ pub struct Args {
     rewrite: RewriteArgs,
 
     /// Also write a CSV to FILE: one row per repair and one per finding
-    /// left alone (file,game,line,code,action,tag,before,after).
+    /// left alone (file,game,line,code,action,tag,before,after);
+    /// compressed when its name ends in .gz, .zst, .bz2 or .xz; `-` is
+    /// standard output.
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
 
@@ -109,7 +112,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let report_name = || {
         args.report
             .as_ref()
-            .map_or_else(String::new, |p| format!("writing {}", p.display()))
+            .map_or_else(String::new, |p| match is_stdout(p) {
+                true => "writing the report".to_string(),
+                false => format!("writing {}", p.display()),
+            })
     };
     let start_report = |report: &mut Option<Report>| {
         if let Some(report) = report {
@@ -207,13 +213,21 @@ impl From<WriteError> for io::Error {
     }
 }
 
+/// `--report`: CSV, compressed as its name says.
+const REPORT: OutputKind<()> = OutputKind {
+    option: "--report",
+    what: "the report",
+    formats: &[((), "csv")],
+    unnamed_gets_default: true,
+};
+
 /// The rows of the report, as CSV.
 type Rows<W> = csv::Writer<W>;
 
 /// The report file: a header once an input is opened, then the rows.
 struct Report {
     /// Always there but while rows written elsewhere are appended.
-    csv: Option<Rows<LazyOutput>>,
+    csv: Option<Rows<Destination>>,
     started: bool,
 }
 
@@ -225,17 +239,14 @@ impl Report {
         let Some(path) = &args.report else {
             return Ok(None);
         };
-        Ok(Some(Report::new(outputs.create(path)?)))
-    }
-
-    fn new(file: OutputFile) -> Report {
-        Report {
-            csv: Some(rows_writer(LazyOutput::new(file))),
+        let (out, ()) = outputs.open(&REPORT, Some(path), None)?;
+        Ok(Some(Report {
+            csv: Some(rows_writer(out)),
             started: false,
-        }
+        }))
     }
 
-    fn rows(&mut self) -> &mut Rows<LazyOutput> {
+    fn rows(&mut self) -> &mut Rows<Destination> {
         self.csv
             .as_mut()
             .expect("the report's writer is back after appending")

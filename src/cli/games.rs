@@ -3,7 +3,7 @@
 //! researchers who slice archives in DuckDB, Polars, pandas or Spark.
 
 use std::io::{self, IsTerminal};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
@@ -13,7 +13,8 @@ use pgn960::input::Opened;
 use pgn960::pipeline::{PipelineConfig, PipelineError};
 
 use super::archive::{ArchiveArgs, InputFailure, Progress, for_each_input};
-use super::output::{Destination, Outputs};
+use super::destination::{Destination, OutputKind, is_stdout};
+use super::output::Outputs;
 use super::{EXIT_ERROR, EXIT_OK, summary};
 
 /// Write one row per game: where it is, what it is, where it starts, its
@@ -37,8 +38,9 @@ pub struct Args {
     #[command(flatten)]
     archive: ArchiveArgs,
 
-    /// Write to FILE (format from its extension: .parquet, .csv, .jsonl)
-    /// instead of standard output.
+    /// Write to FILE (format from its extension: .parquet, .csv, .jsonl;
+    /// compressed when it ends in .gz, .zst, .bz2 or .xz) instead of
+    /// standard output (`-`).
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
 
@@ -69,25 +71,18 @@ impl From<FormatArg> for Format {
     }
 }
 
-/// The format asked for: `--format`, else the extension of `--output`,
-/// else CSV.
-fn resolve_format(asked: Option<FormatArg>, output: Option<&Path>) -> anyhow::Result<Format> {
-    let named = output.map(|path| (path, Format::of_path(path)));
-    match (asked.map(Format::from), named) {
-        (Some(asked), Some((path, Some(named)))) if asked != named => bail!(
-            "{}: the extension says {named}, but --format says {asked}; make them agree",
-            path.display()
-        ),
-        (Some(asked), _) => Ok(asked),
-        (None, Some((_, Some(named)))) => Ok(named),
-        (None, Some((path, None))) => bail!(
-            "{}: no format known by this extension (.parquet, .csv or .jsonl); \
-             name one with --format",
-            path.display()
-        ),
-        (None, None) => Ok(Format::Csv),
-    }
-}
+/// `-o`: the format its extension names (under a compression extension:
+/// `.csv.gz`) or `--format` gives; standard output gets CSV.
+const GAMES: OutputKind<FormatArg> = OutputKind {
+    option: "-o",
+    what: "the games",
+    formats: &[
+        (FormatArg::Csv, "csv"),
+        (FormatArg::Jsonl, "jsonl"),
+        (FormatArg::Parquet, "parquet"),
+    ],
+    unnamed_gets_default: false,
+};
 
 /// The output: a writer once an input has been opened (a run that reads
 /// nothing writes nothing, and leaves an output file as it was).
@@ -122,19 +117,21 @@ impl Output {
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
-    let format = resolve_format(args.format, args.output.as_deref())?;
+    let to_stdout = args.output.as_deref().is_none_or(is_stdout);
     let schema = Schema::new(args.tags.clone()).context("--tags")?;
-    if format == Format::Parquet && args.output.is_none() && io::stdout().is_terminal() {
+    if to_stdout && args.format == Some(FormatArg::Parquet) && io::stdout().is_terminal() {
         bail!(
             "Parquet is binary: write it to a file with -o FILE.parquet (or redirect standard output)"
         );
     }
     let sources = args.archive.sources();
-    let output_name = args
-        .output
-        .as_ref()
-        .map_or_else(|| "output".to_string(), |p| p.display().to_string());
-    let destination = Destination::new(&Outputs::guarding(&sources), args.output.as_deref())?;
+    let output_name = match &args.output {
+        Some(path) if !to_stdout => path.display().to_string(),
+        _ => "output".to_string(),
+    };
+    let (destination, format) =
+        Outputs::guarding(&sources).open(&GAMES, args.output.as_deref(), args.format)?;
+    let format = Format::from(format);
     let mut output = Output {
         format,
         schema: schema.clone(),
@@ -162,10 +159,11 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     output.finish().with_context(writing)?;
     progress.finish();
     if !args.archive.quiet && inputs.opened > 0 {
-        let to = args.output.as_ref().map_or_else(
-            || "standard output".to_string(),
-            |p| p.display().to_string(),
-        );
+        let to = if to_stdout {
+            "standard output".to_string()
+        } else {
+            output_name.clone()
+        };
         eprintln!(
             "pgn960 games: {}\n  wrote {} ({format}) to {to}",
             summary::games_by_kind(&counts.kinds, "read"),

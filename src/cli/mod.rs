@@ -4,6 +4,7 @@
 mod archive;
 mod bug;
 mod completions;
+mod destination;
 mod draw;
 mod filter;
 mod fix;

@@ -30,6 +30,8 @@ pub struct Outputs {
     /// would never let the command's own reading end.
     stdin_pipe: Option<FileId>,
     claimed: RefCell<Vec<(FileId, String)>>,
+    /// The output standard output takes, if one does: what it writes.
+    stdout: RefCell<Option<String>>,
     hint: &'static str,
 }
 
@@ -48,6 +50,7 @@ impl Outputs {
             inputs,
             stdin_pipe,
             claimed: RefCell::new(Vec::new()),
+            stdout: RefCell::new(None),
             hint: "",
         }
     }
@@ -102,9 +105,21 @@ impl Outputs {
         }
     }
 
-    /// Notes that the command writes to standard output: no output may be
-    /// the file (or pipe) it goes to.
-    pub fn claim_stdout(&self) {
+    /// Notes that `what` (`the CSV`) goes to standard output, asked by
+    /// `option` (`--plot -`, or `-o` when none is given): no other output
+    /// may go there, nor be the file (or pipe) it goes to.
+    ///
+    /// # Errors
+    ///
+    /// When another output already goes to standard output.
+    pub fn claim_stdout(&self, option: &str, what: &str) -> anyhow::Result<()> {
+        if let Some(other) = self.stdout.borrow().as_ref() {
+            bail!(
+                "{option}: standard output already takes {other}; \
+                 nothing was written, give one of them a file"
+            );
+        }
+        *self.stdout.borrow_mut() = Some(what.to_string());
         let meta = io::stdout()
             .as_fd()
             .try_clone_to_owned()
@@ -115,6 +130,7 @@ impl Outputs {
                 .borrow_mut()
                 .push((id, "standard output".to_string()));
         }
+        Ok(())
     }
 
     /// Opens `path` for writing, creating it now so that an output that
@@ -139,7 +155,6 @@ impl Outputs {
         let created = (!existed).then(|| fs::canonicalize(path).unwrap_or_else(|_| path.into()));
         self.claim(path);
         Ok(OutputFile {
-            path: path.to_path_buf(),
             file: Some(file),
             created,
             begun: false,
@@ -150,7 +165,6 @@ impl Outputs {
 /// A file opened by [`Outputs::create`]: its old bytes stay until the
 /// command has something to write.
 pub struct OutputFile {
-    path: PathBuf,
     file: Option<File>,
     /// The file made by this run, when there was none.
     created: Option<PathBuf>,
@@ -158,11 +172,6 @@ pub struct OutputFile {
 }
 
 impl OutputFile {
-    /// The file's path, for messages.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// Empties the file (once) and hands it out for writing.
     ///
     /// # Errors
@@ -181,19 +190,6 @@ impl OutputFile {
             self.begun = true;
         }
         Ok(file)
-    }
-
-    /// The file as an owned writer, emptied.
-    ///
-    /// # Errors
-    ///
-    /// When the file cannot be emptied.
-    pub fn into_writer(mut self) -> io::Result<File> {
-        self.begin()?;
-        Ok(self
-            .file
-            .take()
-            .expect("an output file is open until dropped"))
     }
 }
 
@@ -370,11 +366,6 @@ impl<W: Write> Joined<W> {
         self.join.end_input();
     }
 
-    /// The stream.
-    pub fn get_mut(&mut self) -> &mut W {
-        &mut self.inner
-    }
-
     /// The stream, given back.
     pub fn into_inner(self) -> W {
         self.inner
@@ -415,58 +406,5 @@ impl<W: Write> Write for Joined<W> {
 
     fn flush(&mut self) -> io::Result<()> {
         self.inner.flush()
-    }
-}
-
-/// Standard output, or a file opened by [`Outputs::create`].
-pub enum Destination {
-    /// Standard output.
-    Stdout(io::Stdout),
-    /// A file, emptied on the first write.
-    File(LazyOutput),
-}
-
-impl Destination {
-    /// `path`, guarded by `outputs`, or standard output without one.
-    ///
-    /// # Errors
-    ///
-    /// As [`Outputs::create`].
-    pub fn new(outputs: &Outputs, path: Option<&Path>) -> anyhow::Result<Destination> {
-        Ok(match path {
-            Some(path) => Destination::File(LazyOutput::new(outputs.create(path)?)),
-            None => {
-                outputs.claim_stdout();
-                Destination::Stdout(io::stdout())
-            }
-        })
-    }
-
-    /// Ends the output (see [`LazyOutput::finish`]).
-    ///
-    /// # Errors
-    ///
-    /// When the output cannot be emptied or flushed.
-    pub fn finish(self, any_input_read: bool) -> io::Result<()> {
-        match self {
-            Destination::Stdout(mut out) => out.flush(),
-            Destination::File(out) => out.finish(any_input_read),
-        }
-    }
-}
-
-impl Write for Destination {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Destination::Stdout(out) => out.write(buf),
-            Destination::File(out) => out.write(buf),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Destination::Stdout(out) => out.flush(),
-            Destination::File(out) => out.flush(),
-        }
     }
 }

@@ -2,21 +2,29 @@
 //! standard output, `-o FILE`, each input in place, or nowhere
 //! (`--check`). One set of options and one set of rules for both.
 
-use std::fs::File;
 use std::io::{self, Write};
-use std::os::fd::AsFd;
 use std::path::PathBuf;
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use pgn960::input::Source;
 
+use super::destination::{Destination, OutputKind, is_stdout};
 use super::in_place::InPlace;
-use super::output::{Joined, LazyOutput, Outputs};
+use super::output::{Joined, Outputs};
+
+/// `-o`: PGN, compressed as its name says.
+pub const PGN_OUTPUT: OutputKind<()> = OutputKind {
+    option: "-o",
+    what: "the games",
+    formats: &[((), "pgn")],
+    unnamed_gets_default: true,
+};
 
 /// The output options of a rewriting command.
 #[derive(clap::Args, Debug)]
 pub struct RewriteArgs {
-    /// Write to FILE instead of standard output.
+    /// Write to FILE instead of standard output (`-`), compressed when its
+    /// name ends in .gz, .zst, .bz2 or .xz.
     #[arg(short, long, value_name = "FILE", conflicts_with_all = ["in_place", "check"])]
     pub output: Option<PathBuf>,
 
@@ -48,8 +56,8 @@ impl RewriteArgs {
     /// What an error while writing the output was doing, for its message.
     pub fn output_name(&self) -> String {
         match &self.output {
-            Some(path) => format!("writing {}", path.display()),
-            None => "writing output".to_string(),
+            Some(path) if !is_stdout(path) => format!("writing {}", path.display()),
+            _ => "writing output".to_string(),
         }
     }
 }
@@ -58,10 +66,8 @@ impl RewriteArgs {
 pub enum Sink {
     /// `--check`: nowhere.
     Nowhere(io::Sink),
-    /// Standard output, all inputs one after another.
-    Stdout(Joined<File>),
-    /// `-o FILE`, all inputs one after another.
-    File(Joined<LazyOutput>),
+    /// Standard output or `-o FILE`, all inputs one after another.
+    Stream(Joined<Destination>),
     /// `--in-place`: each input to its own temporary file.
     InPlace(InPlace),
 }
@@ -83,17 +89,9 @@ impl Sink {
             Sink::Nowhere(io::sink())
         } else if args.in_place {
             Sink::InPlace(InPlace::new(args.level, args.force, threads))
-        } else if let Some(path) = &args.output {
-            Sink::File(Joined::new(LazyOutput::new(outputs.create(path)?)))
         } else {
-            outputs.claim_stdout();
-            // Batches go out as vectored writes of large spans: the standard
-            // output's own line buffering would only add a copy.
-            let stdout = io::stdout()
-                .as_fd()
-                .try_clone_to_owned()
-                .context("standard output")?;
-            Sink::Stdout(Joined::new(File::from(stdout)))
+            let (out, ()) = outputs.open(&PGN_OUTPUT, args.output.as_deref(), None)?;
+            Sink::Stream(Joined::new(out))
         })
     }
 
@@ -103,8 +101,7 @@ impl Sink {
     pub fn stream(&mut self) -> Option<&mut dyn Write> {
         match self {
             Sink::Nowhere(out) => Some(out),
-            Sink::Stdout(out) => Some(out),
-            Sink::File(out) => Some(out),
+            Sink::Stream(out) => Some(out),
             Sink::InPlace(_) => None,
         }
     }
@@ -113,17 +110,15 @@ impl Sink {
     /// of its own.
     pub fn end_input(&mut self) {
         match self {
-            Sink::Stdout(out) => out.end_input(),
-            Sink::File(out) => out.end_input(),
+            Sink::Stream(out) => out.end_input(),
             Sink::Nowhere(_) | Sink::InPlace(_) => {}
         }
     }
 
-    /// Ends the output (see [`LazyOutput::finish`]).
+    /// Ends the output (see [`Destination::finish`]).
     pub fn finish(self, any_input_read: bool) -> io::Result<()> {
         match self {
-            Sink::Stdout(mut out) => out.flush(),
-            Sink::File(out) => out.into_inner().finish(any_input_read),
+            Sink::Stream(out) => out.into_inner().finish(any_input_read),
             Sink::Nowhere(_) | Sink::InPlace(_) => Ok(()),
         }
     }

@@ -2,20 +2,20 @@
 //! Elo expectation, and the tests across positions, as CSV that merges
 //! exactly across shards; the tests' summary as JSON; two plots as SVG.
 
-use std::fs::File;
 use std::io::{BufReader, BufWriter};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use pgn960::input::Source;
+use pgn960::input::{self, MmapChoice, Source};
 use pgn960::stats::{
     GroupBy, StatsOptions, StatsSummary, StatsTable, TableAnalysis, count_input, read_csv,
     write_analysis_csv, write_analysis_json,
 };
 
 use super::archive::{ArchiveArgs, InputFailure, InputsRead, for_each_input};
-use super::output::{Destination, OutputFile, Outputs};
+use super::destination::{Destination, OutputKind, is_stdout};
+use super::output::Outputs;
 use super::{EXIT_ERROR, EXIT_OK, summary};
 
 /// Count results per Chess960 start position and write them as CSV.
@@ -42,7 +42,10 @@ pub struct Args {
     #[command(flatten)]
     archive: ArchiveArgs,
 
-    /// Write the CSV to FILE instead of standard output.
+    /// Write the CSV to FILE instead of standard output (`-`). This and
+    /// every other output is compressed when its name ends in .gz, .zst,
+    /// .bz2 or .xz, and may be `-`, standard output, when no other output
+    /// goes there.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
 
@@ -69,7 +72,8 @@ pub struct Args {
     merge: bool,
 
     /// Also draw each position's shrunk estimate of White's score with its
-    /// 95% interval, positions ordered by it, as an SVG.
+    /// 95% interval, positions ordered by it, as an SVG (the only image
+    /// format written: a name that says another, such as .png, is refused).
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
 
@@ -87,15 +91,46 @@ pub struct Args {
     summary: Option<PathBuf>,
 }
 
+/// `-o`: the CSV.
+const CSV: OutputKind<()> = OutputKind {
+    option: "-o",
+    what: "the CSV",
+    formats: &[((), "csv")],
+    unnamed_gets_default: true,
+};
+
+/// `--plot`: an SVG.
+const PLOT: OutputKind<()> = OutputKind {
+    option: "--plot",
+    what: "the plot",
+    formats: &[((), "svg")],
+    unnamed_gets_default: true,
+};
+
+/// `--funnel`: an SVG.
+const FUNNEL: OutputKind<()> = OutputKind {
+    option: "--funnel",
+    what: "the funnel plot",
+    formats: &[((), "svg")],
+    unnamed_gets_default: true,
+};
+
+/// `--summary`: JSON.
+const SUMMARY: OutputKind<()> = OutputKind {
+    option: "--summary",
+    what: "the summary",
+    formats: &[((), "json")],
+    unnamed_gets_default: true,
+};
+
 pub fn run(args: Args) -> anyhow::Result<u8> {
     let sources = args.archive.sources();
     // Every output exists before any input is read, and none is an input.
     let outputs = Outputs::guarding(&sources);
-    let mut csv_out = Destination::new(&outputs, args.output.as_deref())?;
-    let create = |path: &Option<PathBuf>| path.as_deref().map(|p| outputs.create(p)).transpose();
-    let plot_out = create(&args.plot)?;
-    let funnel_out = create(&args.funnel)?;
-    let summary_out = create(&args.summary)?;
+    let (mut csv_out, ()) = outputs.open(&CSV, args.output.as_deref(), None)?;
+    let plot_out = open_also(&outputs, &PLOT, args.plot.as_deref())?;
+    let funnel_out = open_also(&outputs, &FUNNEL, args.funnel.as_deref())?;
+    let summary_out = open_also(&outputs, &SUMMARY, args.summary.as_deref())?;
     let (table, grouped, inputs) = if args.merge {
         merge_inputs(&args)?
     } else {
@@ -122,28 +157,42 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     Ok(if inputs.failed { EXIT_ERROR } else { EXIT_OK })
 }
 
-/// Writes `file`, when there is one, with `write`; an error names the file.
+/// The output `kind` asks for, when its option is given.
+fn open_also<'a>(
+    outputs: &Outputs,
+    kind: &OutputKind<()>,
+    path: Option<&'a Path>,
+) -> anyhow::Result<Option<(Destination, &'a Path)>> {
+    path.map(|path| Ok((outputs.open(kind, Some(path), None)?.0, path)))
+        .transpose()
+}
+
+/// Writes `out`, when there is one, whole with `write`; an error names
+/// the output.
 fn write_to<E>(
-    file: Option<OutputFile>,
-    write: impl FnOnce(File) -> Result<(), E>,
+    out: Option<(Destination, &Path)>,
+    write: impl FnOnce(&mut Destination) -> Result<(), E>,
 ) -> anyhow::Result<()>
 where
     E: std::error::Error + Send + Sync + 'static,
 {
-    let Some(file) = file else {
+    let Some((mut out, path)) = out else {
         return Ok(());
     };
-    let path = file.path().display().to_string();
-    let out = file
-        .into_writer()
-        .with_context(|| format!("writing {path}"))?;
-    write(out).with_context(|| format!("writing {path}"))
+    let name = if is_stdout(path) {
+        "standard output".to_string()
+    } else {
+        path.display().to_string()
+    };
+    write(&mut out).with_context(|| format!("writing {name}"))?;
+    out.finish(true).with_context(|| format!("writing {name}"))
 }
 
 fn output_name(args: &Args) -> String {
-    args.output
-        .as_ref()
-        .map_or_else(|| "output".to_string(), |p| p.display().to_string())
+    match &args.output {
+        Some(path) if !is_stdout(path) => path.display().to_string(),
+        _ => "output".to_string(),
+    }
 }
 
 fn count_inputs(args: &Args, sources: &[Source]) -> anyhow::Result<(StatsTable, bool, InputsRead)> {
@@ -186,9 +235,13 @@ fn merge_inputs(args: &Args) -> anyhow::Result<(StatsTable, bool, InputsRead)> {
     let mut table = StatsTable::default();
     let mut grouped_all: Option<bool> = None;
     for path in &args.archive.inputs {
-        let file = File::open(path).with_context(|| format!("{}", path.display()))?;
+        // A CSV compressed by `-o s.csv.gz` reads as it was written; `-`
+        // is standard input.
+        let source = Source::from_arg(path);
+        let opened =
+            input::open(&source, MmapChoice::never()).with_context(|| source.to_string())?;
         let (part, grouped) =
-            read_csv(BufReader::new(file)).with_context(|| format!("{}", path.display()))?;
+            read_csv(BufReader::new(opened.reader)).with_context(|| source.to_string())?;
         match grouped_all {
             Some(before) if before != grouped => bail!(
                 "{}: has {} `group` column, unlike the CSVs before it",

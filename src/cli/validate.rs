@@ -12,7 +12,8 @@ use pgn960::validate::{Code, Finding, Severity, ValidateOptions, validate_input}
 use serde::Serialize;
 
 use super::archive::{ArchiveArgs, InputFailure, for_each_input};
-use super::output::{Destination, Outputs};
+use super::destination::{Destination, OutputKind, is_stdout};
+use super::output::Outputs;
 use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, summary};
 
 /// The examples after the options (`-h`); `--help` adds every code.
@@ -35,13 +36,16 @@ pub struct Args {
     #[command(flatten)]
     archive: ArchiveArgs,
 
-    /// Write the findings to FILE instead of standard output.
+    /// Write the findings to FILE instead of standard output (`-`),
+    /// compressed when its name ends in .gz, .zst, .bz2 or .xz.
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
 
-    /// Report format: csv (with a header) or jsonl (one JSON object a line).
-    #[arg(long, value_enum, default_value_t = Format::Csv)]
-    format: Format,
+    /// Report format: csv (with a header) or jsonl (one JSON object a
+    /// line); default: from the extension of --report (.csv, .jsonl),
+    /// else csv.
+    #[arg(long, value_enum)]
+    format: Option<Format>,
 
     /// Check the tags only; do not replay the moves.
     #[arg(long)]
@@ -57,6 +61,14 @@ enum Format {
     Csv,
     Jsonl,
 }
+
+/// `--report`: CSV or JSON lines, as its name or `--format` says.
+const REPORT: OutputKind<Format> = OutputKind {
+    option: "--report",
+    what: "the findings",
+    formats: &[(Format::Csv, "csv"), (Format::Jsonl, "jsonl")],
+    unnamed_gets_default: true,
+};
 
 #[derive(Serialize)]
 struct Row<'a> {
@@ -143,12 +155,13 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         lines: true,
     };
     let sources = args.archive.sources();
-    let report_name = args
-        .report
-        .as_ref()
-        .map_or_else(|| "report".to_string(), |p| p.display().to_string());
-    let out = Destination::new(&Outputs::guarding(&sources), args.report.as_deref())?;
-    let mut report = Report::new(args.format, out);
+    let report_name = match &args.report {
+        Some(path) if !is_stdout(path) => path.display().to_string(),
+        _ => "report".to_string(),
+    };
+    let (out, format) =
+        Outputs::guarding(&sources).open(&REPORT, args.report.as_deref(), args.format)?;
+    let mut report = Report::new(format, out);
 
     let mut progress = args.archive.progress(&sources);
     let mut per_code: BTreeMap<Code, u64> = BTreeMap::new();
