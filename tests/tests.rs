@@ -19,6 +19,7 @@ mod in_place;
 mod limit;
 mod meaning;
 mod memory;
+mod merge_input;
 mod numbering;
 mod output_names;
 mod outputs;

@@ -250,7 +250,14 @@ fn merge_inputs(args: &Args) -> anyhow::Result<(StatsTable, bool, InputsRead)> {
             ),
             _ => grouped_all = Some(grouped),
         }
-        table.merge(&part);
+        table
+            .checked_merge(&part)
+            .with_context(|| source.to_string())?;
+    }
+    if let Err(column) = table.checked_total() {
+        bail!(
+            "the sum of `{column}` over all positions is too large to hold; these CSVs cannot be merged"
+        );
     }
     let inputs = InputsRead {
         opened: args.archive.inputs.len(),

@@ -330,6 +330,28 @@ pub enum ReadCsvError {
         /// What is wrong.
         message: String,
     },
+    /// A cell that is not the number its column holds.
+    BadCell {
+        /// 1-based line of the record.
+        line: u64,
+        /// The column's name.
+        column: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A row whose `games` is not the sum of `white_wins`, `draws`,
+    /// `black_wins` and `unfinished`.
+    GamesNotSummed {
+        /// 1-based line of the record.
+        line: u64,
+    },
+    /// A position given twice (in one group).
+    Repeated {
+        /// 1-based line of the second record.
+        line: u64,
+        /// The position's Scharnagl number.
+        scharnagl: u16,
+    },
     /// A Scharnagl number that is no position.
     BadPosition {
         /// 1-based line of the record.
@@ -343,6 +365,18 @@ impl fmt::Display for ReadCsvError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ReadCsvError::Csv(err) => write!(f, "{err}"),
+            ReadCsvError::BadCell {
+                line,
+                column,
+                message,
+            } => write!(f, "line {line}: `{column}`: {message}"),
+            ReadCsvError::GamesNotSummed { line } => write!(
+                f,
+                "line {line}: `games` is not `white_wins` + `draws` + `black_wins` + `unfinished`"
+            ),
+            ReadCsvError::Repeated { line, scharnagl } => {
+                write!(f, "line {line}: position {scharnagl} again")
+            }
             ReadCsvError::MissingColumn(column) => write!(
                 f,
                 "no `{column}` column: not a CSV written by `pgn960 stats`"
@@ -382,9 +416,10 @@ struct SumsRow {
     black_wins: u64,
     unfinished: u64,
     white_elo_count: u64,
-    white_elo_sum: i64,
+    // Sums of ratings of 1 to 4000: never negative.
+    white_elo_sum: u64,
     black_elo_count: u64,
-    black_elo_sum: i64,
+    black_elo_sum: u64,
     both_rated: u64,
     expected_white_e9: u64,
     elo_games: u64,
@@ -448,7 +483,22 @@ pub fn read_csv(input: impl Read) -> Result<(StatsTable, bool), ReadCsvError> {
     for record in csv.records() {
         let record = record?;
         let line = record.position().map_or(0, |p| p.line());
-        let row: SumsRow = record.deserialize(Some(&header))?;
+        let row: SumsRow = record.deserialize(Some(&header)).map_err(|err| {
+            match (err.kind(), record.position()) {
+                (csv::ErrorKind::Deserialize { err, .. }, Some(position)) => {
+                    ReadCsvError::BadCell {
+                        line: position.line(),
+                        column: err
+                            .field()
+                            .and_then(|field| header.get(field as usize))
+                            .unwrap_or("?")
+                            .to_string(),
+                        message: err.kind().to_string(),
+                    }
+                }
+                _ => ReadCsvError::Csv(err),
+            }
+        })?;
         let scharnagl = u16::try_from(row.scharnagl)
             .ok()
             .filter(|id| *id < BackRank::COUNT)
@@ -456,6 +506,13 @@ pub fn read_csv(input: impl Read) -> Result<(StatsTable, bool), ReadCsvError> {
                 line,
                 scharnagl: row.scharnagl,
             })?;
+        let elo_sum = |sum: u64, column: &str| {
+            i64::try_from(sum).map_err(|_| ReadCsvError::BadCell {
+                line,
+                column: column.to_string(),
+                message: "number too large to fit in target type".to_string(),
+            })
+        };
         let stats = PositionStats {
             games: row.games,
             white_wins: row.white_wins,
@@ -463,9 +520,9 @@ pub fn read_csv(input: impl Read) -> Result<(StatsTable, bool), ReadCsvError> {
             black_wins: row.black_wins,
             unfinished: row.unfinished,
             white_elo_count: row.white_elo_count,
-            white_elo_sum: row.white_elo_sum,
+            white_elo_sum: elo_sum(row.white_elo_sum, "white_elo_sum")?,
             black_elo_count: row.black_elo_count,
-            black_elo_sum: row.black_elo_sum,
+            black_elo_sum: elo_sum(row.black_elo_sum, "black_elo_sum")?,
             both_rated: row.both_rated,
             expected_white_e9: row.expected_white_e9,
             elo_games: row.elo_games,
@@ -475,14 +532,20 @@ pub fn read_csv(input: impl Read) -> Result<(StatsTable, bool), ReadCsvError> {
             rating_bins: RatingBins::parse(&row.rating_bins)
                 .map_err(|message| ReadCsvError::BadBins { line, message })?,
         };
-        let binned = stats.rating_bins.totals();
+        let binned = stats
+            .rating_bins
+            .checked_totals()
+            .ok_or_else(|| ReadCsvError::BadBins {
+                line,
+                message: "holds more games than a count can hold".to_string(),
+            })?;
+        let binned_games = binned.iter().try_fold(0u64, |sum, b| sum.checked_add(*b));
         let results = [stats.white_wins, stats.draws, stats.black_wins];
-        if binned.iter().sum::<u64>() != stats.elo_games
-            || binned.iter().zip(&results).any(|(b, r)| b > r)
+        if binned_games != Some(stats.elo_games) || binned.iter().zip(&results).any(|(b, r)| b > r)
         {
             let message = format!(
                 "holds {} games, {} by result, where `elo_games` is {} and the results {}/{}/{}",
-                binned.iter().sum::<u64>(),
+                binned.iter().map(|b| u128::from(*b)).sum::<u128>(),
                 binned.map(|b| b.to_string()).join("/"),
                 stats.elo_games,
                 results[0],
@@ -491,14 +554,23 @@ pub fn read_csv(input: impl Read) -> Result<(StatsTable, bool), ReadCsvError> {
             );
             return Err(ReadCsvError::BadBins { line, message });
         }
+        let summed = [
+            stats.white_wins,
+            stats.draws,
+            stats.black_wins,
+            stats.unfinished,
+        ]
+        .into_iter()
+        .try_fold(0u64, u64::checked_add);
+        if summed != Some(stats.games) {
+            return Err(ReadCsvError::GamesNotSummed { line });
+        }
         if stats.games == 0 {
             continue; // an --all-positions row: nothing to add
         }
-        table
-            .rows_of(&row.group)
-            .entry(scharnagl)
-            .or_default()
-            .merge(&stats);
+        if table.rows_of(&row.group).insert(scharnagl, stats).is_some() {
+            return Err(ReadCsvError::Repeated { line, scharnagl });
+        }
     }
     Ok((table, grouped))
 }

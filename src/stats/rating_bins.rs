@@ -104,6 +104,23 @@ impl RatingBins {
         self.0 = merged;
     }
 
+    /// The bins of both, added, unless a count would not fit in a `u64`.
+    pub fn checked_merge(&self, other: &RatingBins) -> Option<RatingBins> {
+        let mut merged = self.clone();
+        for &(bin, counts) in &other.0 {
+            match merged.0.binary_search_by_key(&bin, |(b, _)| *b) {
+                Ok(at) => {
+                    let mine = &mut merged.0[at].1;
+                    for (sum, count) in mine.iter_mut().zip(counts) {
+                        *sum = sum.checked_add(count)?;
+                    }
+                }
+                Err(at) => merged.0.insert(at, (bin, counts)),
+            }
+        }
+        Some(merged)
+    }
+
     /// The bins, ascending: `(bin, [white wins, draws, black wins])`.
     pub fn iter(&self) -> impl Iterator<Item = (i16, [u64; 3])> + '_ {
         self.0.iter().copied()
@@ -118,6 +135,17 @@ impl RatingBins {
     pub fn totals(&self) -> [u64; 3] {
         self.0.iter().fold([0; 3], |sum, (_, c)| {
             [sum[0] + c[0], sum[1] + c[1], sum[2] + c[2]]
+        })
+    }
+
+    /// [`Self::totals`], unless a sum would not fit in a `u64`.
+    pub fn checked_totals(&self) -> Option<[u64; 3]> {
+        self.0.iter().try_fold([0u64; 3], |sum, (_, c)| {
+            Some([
+                sum[0].checked_add(c[0])?,
+                sum[1].checked_add(c[1])?,
+                sum[2].checked_add(c[2])?,
+            ])
         })
     }
 

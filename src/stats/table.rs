@@ -120,6 +120,45 @@ impl PositionStats {
         self.rating_bins.merge(&other.rating_bins);
     }
 
+    /// Adds another table's counts for the same position, unless a sum
+    /// would not fit: then the name of its column, and these counts are
+    /// left as they were.
+    ///
+    /// # Errors
+    ///
+    /// The column of the first sum that would overflow.
+    pub fn checked_merge(&mut self, other: &PositionStats) -> Result<(), &'static str> {
+        let mut sum = self.clone();
+        macro_rules! add {
+            ($($field:ident),+) => {
+                $( sum.$field = sum.$field.checked_add(other.$field).ok_or(stringify!($field))?; )+
+            };
+        }
+        add!(
+            games,
+            white_wins,
+            draws,
+            black_wins,
+            unfinished,
+            white_elo_count,
+            white_elo_sum,
+            black_elo_count,
+            black_elo_sum,
+            both_rated,
+            expected_white_e9,
+            elo_games,
+            elo_points_x2,
+            elo_expected_e9,
+            elo_variance_e9
+        );
+        sum.rating_bins = self
+            .rating_bins
+            .checked_merge(&other.rating_bins)
+            .ok_or("rating_bins")?;
+        *self = sum;
+        Ok(())
+    }
+
     /// Games with a result of `1-0`, `0-1` or `1/2-1/2`.
     pub fn finished(&self) -> u64 {
         self.white_wins + self.draws + self.black_wins
@@ -231,6 +270,33 @@ fn variance_e9(expected_e9: u64) -> u64 {
 /// The rows of one group, by Scharnagl number.
 pub type Rows = BTreeMap<u16, PositionStats>;
 
+/// A sum too large for its column, met by [`StatsTable::checked_merge`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MergeOverflow {
+    /// The group (empty without grouping).
+    pub group: String,
+    /// The position's Scharnagl number.
+    pub scharnagl: u16,
+    /// The column whose sum does not fit.
+    pub column: &'static str,
+}
+
+impl std::fmt::Display for MergeOverflow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "position {}", self.scharnagl)?;
+        if !self.group.is_empty() {
+            write!(f, " of group {:?}", self.group)?;
+        }
+        write!(
+            f,
+            ": the sum of `{}` is too large to hold; these CSVs cannot be merged",
+            self.column
+        )
+    }
+}
+
+impl std::error::Error for MergeOverflow {}
+
 /// Rows keyed by group (empty without grouping) and Scharnagl number.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StatsTable {
@@ -266,6 +332,30 @@ impl StatsTable {
         }
     }
 
+    /// Adds another table's counts to these, as [`StatsTable::merge`],
+    /// unless a sum would not fit in its column.
+    ///
+    /// # Errors
+    ///
+    /// [`MergeOverflow`]: the group, position and column of the first sum
+    /// that would overflow (the rows before it are merged).
+    pub fn checked_merge(&mut self, other: &StatsTable) -> Result<(), MergeOverflow> {
+        for (group, rows) in &other.groups {
+            let mine = self.rows_of(group);
+            for (id, stats) in rows {
+                mine.entry(*id)
+                    .or_default()
+                    .checked_merge(stats)
+                    .map_err(|column| MergeOverflow {
+                        group: group.clone(),
+                        scharnagl: *id,
+                        column,
+                    })?;
+            }
+        }
+        Ok(())
+    }
+
     /// The rows, sorted by group, then Scharnagl number.
     pub fn rows(&self) -> impl Iterator<Item = (&str, u16, &PositionStats)> {
         self.groups.iter().flat_map(|(group, rows)| {
@@ -294,6 +384,21 @@ impl StatsTable {
             merged.entry(scharnagl).or_default().merge(stats);
         }
         merged
+    }
+
+    /// [`Self::total`], unless a sum would not fit in its column: then the
+    /// column's name. When the total fits, so does every sum of some of the
+    /// rows ([`Self::merged_positions`]), the sums being non-negative.
+    ///
+    /// # Errors
+    ///
+    /// The column of the first sum that would overflow.
+    pub fn checked_total(&self) -> Result<PositionStats, &'static str> {
+        let mut total = PositionStats::default();
+        for (_, _, stats) in self.rows() {
+            total.checked_merge(stats)?;
+        }
+        Ok(total)
     }
 
     /// All games of all rows together.
