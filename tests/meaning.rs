@@ -689,3 +689,68 @@ fn fix_repairs_what_validate_reports() {
         ]
     );
 }
+
+/// A tag the commands read, given twice: `validate` reports the second
+/// (a doubled `Chess960Id`, two `FEN` tags as the Vegas broadcast has,
+/// names compared ignoring case), and `fix` counts it as left; a tag no
+/// command reads may repeat.
+#[test]
+fn a_repeated_tag_is_reported() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let pgn = format!(
+        "[Event \"x\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"{FEN_0} w KQkq - 0 1\"]\n[Chess960Id \"0\"]\n[CHESS960ID \"0\"]\n[Annotator \"a\"]\n[Annotator \"b\"]\n\n1. e4 *\n"
+    );
+    let file = write(dir.path(), "doubled.pgn", pgn.as_bytes());
+    let validate = pgn960(&["validate", "-q", &file], None);
+    assert_eq!(validate.code, 0, "a warning: {}", validate.stderr);
+    let report = String::from_utf8_lossy(&validate.stdout).into_owned();
+    let rows: Vec<&str> = report.lines().skip(1).collect();
+    assert_eq!(
+        rows,
+        [format!(
+            "{file},1,6,warning,tag_repeated,a second CHESS960ID tag: readers keep one or the other"
+        )],
+        "{report}"
+    );
+    assert_eq!(pgn960(&["validate", "-q", "--strict", &file], None).code, 1);
+    let fix = pgn960(&["fix", "-o", "/dev/null", &file], None);
+    assert!(
+        fix.stderr.contains("left    tag_repeated             1"),
+        "{}",
+        fix.stderr
+    );
+    let vegas = sample_file("freestyle-vegas-broadcast.pgn");
+    let validate = pgn960(&["validate", "-q", vegas.to_str().expect("UTF-8")], None);
+    let repeated = String::from_utf8_lossy(&validate.stdout)
+        .lines()
+        .filter(|row| row.contains(",tag_repeated,a second FEN tag"))
+        .count();
+    assert_eq!(repeated, 4, "one in each game");
+}
+
+/// A `)` or `}` that closes nothing in the mainline is reported, once a
+/// game, where it is; brackets that close what they open are not.
+#[test]
+fn stray_closing_brackets_are_reported() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let pgn = "[Event \"paren\"]\n\n1. e4\n))))}}}} e5 *\n\n\
+               [Event \"brace\"]\n\n1. e4 e5 } 2. Nf3 *\n\n\
+               [Event \"balanced\"]\n\n1. e4 {a} (1. d4 {b} (1. c4)) e5 ; c)\n2. Nf3 *\n";
+    let file = write(dir.path(), "stray.pgn", pgn.as_bytes());
+    let validate = pgn960(&["validate", "-q", &file], None);
+    assert_eq!(validate.code, 0, "warnings: {}", validate.stderr);
+    let report = String::from_utf8_lossy(&validate.stdout).into_owned();
+    let rows: Vec<&str> = report.lines().skip(1).collect();
+    assert_eq!(
+        rows,
+        [
+            format!(
+                "{file},1,4,warning,stray_bracket,a `)` that closes no variation: readers stop here or skip it"
+            ),
+            format!(
+                "{file},2,8,warning,stray_bracket,a `}}` that closes no comment: readers stop here or skip it"
+            ),
+        ],
+        "{report}"
+    );
+}

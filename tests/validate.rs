@@ -133,7 +133,8 @@ fn path_str(path: &Path) -> &str {
 
 /// Every code with its severity, as the issue lists them, and those the
 /// implementation adds (`position_illegal`, `moves_after_result`,
-/// `game_too_long`, `tag_section_too_long`).
+/// `game_too_long`, `tag_section_too_long`, and issue 39's
+/// `stray_bracket`, `tag_repeated`).
 const SEVERITIES: &[(&str, &str)] = &[
     ("fen_unparsable", "error"),
     ("fen_conflict", "error"),
@@ -157,7 +158,9 @@ const SEVERITIES: &[(&str, &str)] = &[
     ("start_not_white_to_move", "warning"),
     ("start_clock_not_initial", "warning"),
     ("result_mismatch", "warning"),
+    ("stray_bracket", "warning"),
     ("moves_after_result", "warning"),
+    ("tag_repeated", "warning"),
     ("game_too_long", "warning"),
     ("variant_spelling", "info"),
 ];
@@ -208,7 +211,10 @@ const PLANTED: &[(&str, &[Place])] = &[
         "fen_conflict.pgn",
         &[
             (1, 5, "fen_conflict"),  // the second FEN tag
+            (1, 5, "tag_repeated"),  // which is a second FEN tag too
+            (2, 14, "tag_repeated"), // the second, which agrees
             (2, 15, "fen_conflict"), // the third, after two that agree
+            (2, 15, "tag_repeated"),
         ],
     ),
     (
@@ -338,6 +344,21 @@ const PLANTED: &[(&str, &[Place])] = &[
         &[(1, 6, "moves_after_result")], // the tagless game after the result
     ),
     (
+        "stray_bracket.pgn",
+        &[
+            (1, 4, "stray_bracket"),  // `1. e4 ) e5`
+            (2, 10, "stray_bracket"), // `2. Nf3 } Nc6 }`: the first brace only
+        ],
+    ),
+    (
+        "tag_repeated.pgn",
+        &[
+            (1, 6, "tag_repeated"),  // the second Chess960Id
+            (2, 15, "tag_repeated"), // the second FEN (the same board)
+            (3, 23, "tag_repeated"), // White after white
+        ],
+    ),
+    (
         "variant_spelling.pgn",
         &[
             (1, 2, "variant_spelling"),  // the Variant tag: FRC
@@ -421,7 +442,13 @@ fn near_misses_draw_no_finding() {
         let file = format!("{}.ok.pgn", code.name());
         let run = validate(&["-q", &fixture(&file)]);
         let rows = run.rows();
-        if !rows.is_empty() {
+        // FENs that agree are no conflict, but each FEN after the first
+        // is a repeated tag (one a game, on lines 5 and 15).
+        let expected: &[Place] = match code.name() {
+            "fen_conflict" => &[(1, 5, "tag_repeated"), (2, 15, "tag_repeated")],
+            _ => &[],
+        };
+        if !same_places(&places(&rows), expected) {
             failures.push_str(&format!("{file}:\n{}", report_text(&rows)));
         }
         assert_eq!(run.code, 0, "{file}: exit code");
@@ -814,6 +841,7 @@ fn no_moves_skips_the_moves_and_keeps_the_tags() {
     let needs_moves = [
         "illegal_move",
         "result_mismatch",
+        "stray_bracket",
         "moves_after_result",
         "game_too_long",
     ];
@@ -1195,7 +1223,12 @@ fn same_placement_is_not_yet_the_same_position() {
     let rows = validate(&["-q", &fixture("fen_conflict.same_board.pgn")]).rows();
     assert_eq!(
         places(&rows),
-        [(1, 5, "fen_conflict"), (2, 14, "fen_conflict")],
+        [
+            (1, 5, "fen_conflict"),
+            (1, 5, "tag_repeated"),
+            (2, 14, "fen_conflict"),
+            (2, 14, "tag_repeated")
+        ],
         "{}",
         report_text(&rows)
     );
@@ -1254,7 +1287,11 @@ fn a_bad_fen_does_not_make_the_id_malformed() {
     let rows = validate_stdin(&[], pgn).rows();
     assert_eq!(
         places(&rows),
-        [(1, 4, "fen_conflict"), (2, 11, "fen_unparsable")],
+        [
+            (1, 4, "fen_conflict"),
+            (1, 4, "tag_repeated"),
+            (2, 11, "fen_unparsable")
+        ],
         "{}",
         report_text(&rows)
     );

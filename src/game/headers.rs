@@ -117,12 +117,14 @@ pub struct IdTag {
 
 /// Where a game's known tags are, as indices into [`Batch::tags`]: the
 /// last of each name (a repeated tag's last value wins), and every `FEN`
-/// and id tag (a game with several must have them agree).
+/// and id tag (a game with several must have them agree); and each known
+/// tag that repeats a name before it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Headers {
     last: [Option<usize>; KNOWN],
     fens: Vec<usize>,
     ids: Vec<IdTag>,
+    repeated: Vec<usize>,
 }
 
 impl Headers {
@@ -130,11 +132,21 @@ impl Headers {
     pub fn read(batch: &Batch, game: &Game) -> Headers {
         let mut headers = Headers::default();
         for tag in game.tags.clone() {
-            match which(batch.name(&batch.tags[tag])) {
-                Some(Which::Known(known)) => headers.last[known as usize] = Some(tag),
-                Some(Which::Fen) => headers.fens.push(tag),
-                Some(Which::Id { fritz9 }) => headers.ids.push(IdTag { tag, fritz9 }),
-                None => {}
+            let again = match which(batch.name(&batch.tags[tag])) {
+                Some(Which::Known(known)) => headers.last[known as usize].replace(tag).is_some(),
+                Some(Which::Fen) => {
+                    headers.fens.push(tag);
+                    headers.fens.len() > 1
+                }
+                Some(Which::Id { fritz9 }) => {
+                    let again = headers.ids.iter().any(|id| id.fritz9 == fritz9);
+                    headers.ids.push(IdTag { tag, fritz9 });
+                    again
+                }
+                None => false,
+            };
+            if again {
+                headers.repeated.push(tag);
             }
         }
         headers
@@ -153,6 +165,12 @@ impl Headers {
     /// Every `Chess960Id` and `Chess960Fritz9Id` tag, in order.
     pub fn ids(&self) -> &[IdTag] {
         &self.ids
+    }
+
+    /// Each known tag (one of [`Known`], `FEN`, an id tag) whose name
+    /// (ignoring case) an earlier tag of the game has, in order.
+    pub fn repeated(&self) -> &[usize] {
+        &self.repeated
     }
 }
 

@@ -167,6 +167,8 @@ struct Cursor<'a> {
     depth: u32,
     open_comment: Option<usize>,
     open_variation: Option<usize>,
+    /// The first `)` or `}` that closes nothing.
+    stray_close: Option<usize>,
 }
 
 impl<'a> Cursor<'a> {
@@ -178,7 +180,13 @@ impl<'a> Cursor<'a> {
             depth: 0,
             open_comment: None,
             open_variation: None,
+            stray_close: None,
         }
+    }
+
+    /// Notes a `)` or `}` at `at` that closes nothing.
+    fn stray(&mut self, at: usize) {
+        self.stray_close.get_or_insert(at);
     }
 
     /// Skips the brace comment opening at `start`; returns its end.
@@ -225,6 +233,7 @@ impl<'a> Cursor<'a> {
     fn close(&mut self) -> bool {
         self.at += 1;
         if self.depth == 0 {
+            self.stray(self.at - 1);
             return false;
         }
         self.depth -= 1;
@@ -287,6 +296,12 @@ impl<'a> Lexer<'a> {
         self.cursor.open_variation
     }
 
+    /// Where the first `)` that closes no variation, or `}` that closes no
+    /// comment, is, among the tokens read so far.
+    pub fn stray_close(&self) -> Option<usize> {
+        self.cursor.stray_close
+    }
+
     /// Only the mainline's moves and its result: the tokens a replay needs.
     pub fn mainline(self) -> Mainline<'a> {
         Mainline {
@@ -344,7 +359,12 @@ impl Iterator for Lexer<'_> {
         while self.cursor.at < text.len() {
             let start = self.cursor.at;
             let (kind, end) = match text[start] {
-                b' ' | b'\t' | b'\n' | b'\r' | b'.' | b'}' => {
+                b' ' | b'\t' | b'\n' | b'\r' | b'.' => {
+                    self.cursor.at += 1;
+                    continue;
+                }
+                b'}' => {
+                    self.cursor.stray(start);
                     self.cursor.at += 1;
                     continue;
                 }
@@ -396,6 +416,12 @@ impl Mainline<'_> {
     pub fn open_variation(&self) -> Option<usize> {
         self.cursor.open_variation
     }
+
+    /// Where the first `)` that closes no variation, or `}` that closes no
+    /// comment, is, among the tokens read so far.
+    pub fn stray_close(&self) -> Option<usize> {
+        self.cursor.stray_close
+    }
 }
 
 impl Iterator for Mainline<'_> {
@@ -408,7 +434,11 @@ impl Iterator for Mainline<'_> {
             let start = cursor.at;
             let b = text[start];
             match b {
-                b' ' | b'\t' | b'\n' | b'\r' | b'.' | b'}' => cursor.at += 1,
+                b' ' | b'\t' | b'\n' | b'\r' | b'.' => cursor.at += 1,
+                b'}' => {
+                    cursor.stray(start);
+                    cursor.at += 1;
+                }
                 b'{' => {
                     cursor.skip_comment(start);
                 }

@@ -107,8 +107,12 @@ codes! {
         "A start array whose halfmove clock is not 0 or whose move number is not 1.";
     ResultMismatch => "result_mismatch", Warning,
         "The Result tag disagrees with a checkmate or stalemate reached by the moves.";
+    StrayBracket => "stray_bracket", Warning,
+        "A `)` that closes no variation or a `}` that closes no comment in the mainline before the result (the first one): readers stop there or skip it.";
     MovesAfterResult => "moves_after_result", Warning,
         "Movetext after the game's result token (a game without tags, or stray text); it is not checked.";
+    TagRepeated => "tag_repeated", Warning,
+        "A tag that commands read given twice in a game (its name compared ignoring case): FEN, SetUp, Variant, Chess960Id, Chess960Fritz9Id, Opening, the Seven Tag Roster, WhiteElo, BlackElo, TimeControl, Termination or ECO. Readers keep one or the other.";
     GameTooLong => "game_too_long", Warning,
         "A game longer than 16 MiB, read in pieces to bound memory: its moves are not replayed.";
     VariantSpelling => "variant_spelling", Info,

@@ -50,6 +50,16 @@ impl GameCheck<'_> {
         }
     }
 
+    /// A tag the reading reads, given twice: readers keep one or the
+    /// other (the first, the last, or the game refused).
+    pub(super) fn check_repeated_tags(&mut self) {
+        for &tag in self.reading.headers.repeated() {
+            let name = lossy(self.batch.name(&self.batch.tags[tag])).into_owned();
+            let message = format!("a second {name} tag: readers keep one or the other");
+            self.report_at_tag(Some(tag), Code::TagRepeated, message);
+        }
+    }
+
     /// `SetUp "1"` and a `FEN` tag belong together.
     pub(super) fn check_setup_and_fen(&mut self) {
         let headers = &self.reading.headers;

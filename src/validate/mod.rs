@@ -244,6 +244,7 @@ impl GameCheck<'_> {
             return;
         }
         self.check_tag_cut_off();
+        self.check_repeated_tags();
         self.check_setup_and_fen();
         if self.reading.start == Start::NotChess {
             self.check_input_end();
@@ -377,7 +378,8 @@ mod tests {
             "[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"{FEN_0}\"]\n[FEN \"{}\"]\n\n1. e4 *\n",
             FEN_0.replace(" w ", " b ")
         );
-        assert_eq!(codes(&pgn), ["fen_conflict"]);
+        // The second FEN is also a repeated tag.
+        assert_eq!(codes(&pgn), ["fen_conflict", "tag_repeated"]);
     }
 
     #[test]

@@ -227,6 +227,15 @@ impl<'a> GameCheck<'a> {
                 return;
             }
         };
+        if let Some(at) = tokens.stray_close() {
+            let line = self.line_of(movetext_start + at);
+            let what = match text[at] {
+                b')' => "a `)` that closes no variation",
+                _ => "a `}` that closes no comment",
+            };
+            let message = format!("{what}: readers stop here or skip it");
+            self.report(line, Code::StrayBracket, message);
+        }
         if result_token.is_none()
             && !self.game.at_end
             && let Some(at) = tokens.open_variation()
