@@ -430,7 +430,7 @@ fn criteria() -> impl Strategy<Value = Criteria> {
         prop::option::weighted(0.3, prop::sample::subsequence(KINDS.to_vec(), 1..4)),
         prop::option::weighted(
             0.3,
-            prop::sample::select(vec![-5, 1, 1800, 2400, 2550, 4000]),
+            prop::sample::select(vec![0, 1, 1800, 2400, 2550, 4000]),
         ),
         prop::option::weighted(0.25, prop::sample::subsequence(FINDINGS.to_vec(), 1..3)),
         any::<bool>(),

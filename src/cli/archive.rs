@@ -65,16 +65,18 @@ impl ArchiveArgs {
                     .map(|m| m.len())
             })
             .sum();
+        if sources.contains(&Source::Stdin) && io::stdin().is_terminal() {
+            // Otherwise the command seems to hang, waiting for a person.
+            eprintln!(
+                "pgn960: reading standard input (a terminal): end it with Ctrl-D, \
+                 or name the files to read"
+            );
+        }
         let bar = if self.quiet || !std::io::stderr().is_terminal() {
             ProgressBar::hidden()
         } else {
             let bar = match total {
-                Some(total) => ProgressBar::new(total).with_style(
-                    ProgressStyle::with_template(
-                        "{bar:30} {bytes}/{total_bytes} {binary_bytes_per_sec} {msg} eta {eta}",
-                    )
-                    .expect("the progress template is valid"),
-                ),
+                Some(total) => ProgressBar::new(total).with_style(bar_style()),
                 None => ProgressBar::new_spinner().with_style(
                     ProgressStyle::with_template("{spinner} {bytes} {binary_bytes_per_sec} {msg}")
                         .expect("the progress template is valid"),
@@ -91,6 +93,19 @@ impl ArchiveArgs {
             games: 0,
         }
     }
+}
+
+/// The bar of a run whose size is known. The bar takes the columns the
+/// rest leaves: the rest takes at most 63 (`100% 1023.99 MiB/s 1234567890
+/// games, 12345678 games/s eta 59m`), so the line fits 80 columns.
+fn bar_style() -> ProgressStyle {
+    ProgressStyle::with_template("{wide_bar} {percent:>3}% {binary_bytes_per_sec} {msg} eta {eta}")
+        .expect("the progress template is valid")
+}
+
+/// The message of the bar while games are read.
+fn games_message(games: u64, per_second: f64) -> String {
+    format!("{games} games, {per_second:.0} games/s")
 }
 
 /// How one input ended, when it did not end well.
@@ -269,11 +284,27 @@ impl Progress {
         let read = raw_read.load(Ordering::Relaxed);
         self.bar.set_position(self.done_bytes + read);
         let secs = self.bar.elapsed().as_secs_f64().max(1e-3);
-        self.bar.set_message(format!(
-            "{} games, {:.0} games/s",
-            self.games,
-            self.games as f64 / secs
-        ));
+        self.bar
+            .set_message(games_message(self.games, self.games as f64 / secs));
+    }
+
+    /// Starts a last step after the reading, of `total` bytes, named by
+    /// `what` (`compressing 7 files`): the bar starts again from 0%, and is
+    /// drawn at once, however short the step.
+    pub fn step(&self, what: String, total: u64) {
+        if self.bar.is_hidden() {
+            return;
+        }
+        self.bar.set_style(bar_style());
+        self.bar.reset();
+        self.bar.set_length(total);
+        self.bar.set_message(what);
+        self.bar.force_draw();
+    }
+
+    /// `bytes` more of the step done.
+    pub fn advance(&self, bytes: u64) {
+        self.bar.inc(bytes);
     }
 
     /// Called when an input is finished.
@@ -287,5 +318,85 @@ impl Progress {
         if !self.bar.is_hidden() {
             interrupt::progress_cleared();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use indicatif::TermLike;
+
+    use super::*;
+
+    /// A terminal of 80 columns that keeps what is drawn on it.
+    #[derive(Debug, Default)]
+    struct Screen(Arc<Mutex<String>>);
+
+    impl TermLike for Screen {
+        fn width(&self) -> u16 {
+            80
+        }
+        fn move_cursor_up(&self, _: usize) -> io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_down(&self, _: usize) -> io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_right(&self, _: usize) -> io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_left(&self, _: usize) -> io::Result<()> {
+            Ok(())
+        }
+        fn write_line(&self, s: &str) -> io::Result<()> {
+            let mut screen = self.0.lock().unwrap();
+            screen.push_str(s);
+            screen.push('\n');
+            Ok(())
+        }
+        fn write_str(&self, s: &str) -> io::Result<()> {
+            self.0.lock().unwrap().push_str(s);
+            Ok(())
+        }
+        fn clear_line(&self) -> io::Result<()> {
+            self.0.lock().unwrap().push('\n');
+            Ok(())
+        }
+        fn flush(&self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// The bar at its widest (a terabyte archive, a billion games read at
+    /// ten million a second) fits 80 columns, and still shows a bar.
+    #[test]
+    fn the_progress_line_fits_80_columns() {
+        let screen = Arc::new(Mutex::new(String::new()));
+        let bar = ProgressBar::with_draw_target(
+            Some(1 << 40),
+            ProgressDrawTarget::term_like(Box::new(Screen(Arc::clone(&screen)))),
+        )
+        .with_style(bar_style());
+        bar.set_position(1 << 39);
+        bar.set_message(games_message(1_234_567_890, 12_345_678.0));
+        bar.force_draw();
+        let drawn = screen.lock().unwrap().clone();
+        let line = drawn
+            .lines()
+            .rfind(|line| line.contains(" eta "))
+            .unwrap_or_else(|| panic!("no progress line drawn: {drawn:?}"));
+        assert!(line.contains(" 50% "), "{line:?}");
+        assert!(
+            line.contains("1234567890 games, 12345678 games/s"),
+            "{line:?}"
+        );
+        let width = line.chars().count();
+        assert!(width <= 80, "{width} columns: {line:?}");
+        let bar = line.split(' ').next().unwrap_or_default();
+        assert!(
+            bar.chars().count() >= 10,
+            "a bar of 10 columns or more: {line:?}"
+        );
     }
 }

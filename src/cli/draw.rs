@@ -278,14 +278,17 @@ fn ask_coins(input: &mut impl BufRead, prompt: &mut impl Write) -> anyhow::Resul
 
 /// One line of input, or `None` at its end (after ending the prompt's line,
 /// so that an error starts on a line of its own).
+///
+/// A line that is not UTF-8 is read with its bad bytes as `�`, which no
+/// throw or flip is: it is refused and asked again, as any typo.
 fn read_line(input: &mut impl BufRead, prompt: &mut impl Write) -> io::Result<Option<String>> {
     prompt.flush()?;
-    let mut line = String::new();
-    if input.read_line(&mut line)? == 0 {
+    let mut line = Vec::new();
+    if input.read_until(b'\n', &mut line)? == 0 {
         writeln!(prompt)?;
         return Ok(None);
     }
-    Ok(Some(line))
+    Ok(Some(String::from_utf8_lossy(&line).into_owned()))
 }
 
 /// Files as letters, space separated: `a c e g`.
@@ -356,6 +359,27 @@ mod tests {
         // A blank line is asked again too; the end of input ends the prompt's line.
         assert_eq!(prompt.matches("light-square bishop: ").count(), 4);
         assert!(prompt.ends_with("re-roll 5 and 6: \n"), "{prompt:?}");
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_asked_again() {
+        let mut prompt = Vec::new();
+        let draw = ask_die(&mut &b"5\n2\n\xff3\n3\n3\n2 3\n"[..], &mut prompt);
+        let prompt = String::from_utf8(prompt).expect("prompts are UTF-8");
+        assert_eq!(
+            draw.expect("the draw goes on").rank().to_string(),
+            "RNBQKBNR",
+            "{prompt}"
+        );
+        assert!(
+            prompt.contains("  \"\u{fffd}3\" is not a die face (1-6): throw again\n"),
+            "{prompt}"
+        );
+        let mut prompt = Vec::new();
+        let draw = ask_coins(&mut &b"\xc3\nTTTTTTTTTT\n"[..], &mut prompt);
+        assert_eq!(draw.expect("the draw goes on").scharnagl(), 0);
+        let prompt = String::from_utf8(prompt).expect("prompts are UTF-8");
+        assert!(prompt.contains(": flip again\n"), "{prompt}");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use pgn960::filter::{
 use pgn960::game::Kind;
 use pgn960::split::Batch;
 
-use super::archive::{ArchiveArgs, InputFailure, for_each_input, run_input};
+use super::archive::{ArchiveArgs, InputFailure, Progress, for_each_input, run_input};
 use super::destination::{Destination, is_stdout};
 use super::output::{Joined, Outputs};
 use super::output_dir::OutputDir;
@@ -63,8 +63,10 @@ pub struct Args {
     #[arg(long, value_name = "LIST")]
     kind: Vec<String>,
 
-    /// Games where both players are rated at least N (as in stats).
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    /// Games where both players are rated at least N (as in stats: 0 to
+    /// 4000).
+    #[arg(long, value_name = "N", allow_negative_numbers = true,
+          value_parser = clap::value_parser!(i32).range(0..=4000))]
     min_elo: Option<i32>,
 
     /// Games validate reports a finding for, of one of these codes or
@@ -190,7 +192,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         )
         .map_err(|err| InputFailure::of(err, || format!("writing {}", sink.name())))
     })?;
-    let files = sink.finish(&outputs, inputs.opened > 0)?;
+    let files = sink.finish(&outputs, inputs.opened > 0, &progress)?;
     progress.finish();
     if !args.archive.quiet && inputs.opened > 0 {
         print_summary(&args, &counts, files);
@@ -338,7 +340,12 @@ impl Sink {
     }
 
     /// Ends the output; for `--split-by`, how many files were written.
-    fn finish(self, outputs: &Outputs, any_input_read: bool) -> anyhow::Result<Option<usize>> {
+    fn finish(
+        self,
+        outputs: &Outputs,
+        any_input_read: bool,
+        progress: &Progress,
+    ) -> anyhow::Result<Option<usize>> {
         match self {
             Sink::One(one) => {
                 let name = one.name.clone();
@@ -346,7 +353,7 @@ impl Sink {
                     .with_context(|| format!("writing {name}"))?;
                 Ok(None)
             }
-            Sink::Split { files, .. } => files.finish(outputs, any_input_read).map(Some),
+            Sink::Split { files, .. } => files.finish(outputs, any_input_read, progress).map(Some),
         }
     }
 }

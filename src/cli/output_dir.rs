@@ -17,7 +17,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
@@ -25,6 +25,7 @@ use anyhow::{Context, bail};
 use pgn960::compression::Compression;
 use tempfile::TempPath;
 
+use super::archive::Progress;
 use super::in_place::TEMP_SUFFIX;
 use super::interrupt::{self, Registered};
 use super::output::{LineJoin, Outputs};
@@ -99,6 +100,12 @@ impl<K: Ord + Copy> OutputDir<K> {
             spools: BTreeMap::new(),
             created: !dir.exists(),
         };
+        if dir.exists() && !dir.is_dir() {
+            bail!(
+                "--output-dir {}: not a folder: a file of that name is there (--output-dir names the folder the files go in)",
+                dir.display()
+            );
+        }
         for key in keys {
             outputs.refuse_input(&output_dir.path_of(&key))?;
         }
@@ -219,7 +226,12 @@ impl<K: Ord + Copy> OutputDir<K> {
     ///
     /// The first file that cannot be written, named; the folder's files
     /// are then as they were.
-    pub fn finish(mut self, outputs: &Outputs, any_input_read: bool) -> anyhow::Result<usize> {
+    pub fn finish(
+        mut self,
+        outputs: &Outputs,
+        any_input_read: bool,
+        progress: &Progress,
+    ) -> anyhow::Result<usize> {
         if !any_input_read {
             if self.created {
                 // Only an empty folder goes: nothing else was written.
@@ -238,10 +250,22 @@ impl<K: Ord + Copy> OutputDir<K> {
             }
             spools.push((path, spool));
         }
+        if self.compression != Compression::None {
+            // Compressing may take longer than the reading did: the bar
+            // shows it.
+            let total = spools
+                .iter()
+                .filter_map(|(_, spool)| fs::metadata(&spool.path).ok())
+                .map(|meta| meta.len())
+                .sum();
+            let files = spools.len();
+            let noun = if files == 1 { "file" } else { "files" };
+            progress.step(format!("compressing {files} {noun}"), total);
+        }
         let mut complete = Vec::with_capacity(spools.len());
         for (path, spool) in spools {
             let made = self
-                .complete(outputs, spool, &path)
+                .complete(outputs, spool, &path, progress)
                 .with_context(|| format!("writing {}", path.display()))?;
             complete.push((path, made));
         }
@@ -253,7 +277,13 @@ impl<K: Ord + Copy> OutputDir<K> {
     /// The file `path`, complete under a temporary name: its spool itself,
     /// or the spool compressed into another; with the permissions of the
     /// file it replaces.
-    fn complete(&self, outputs: &Outputs, spool: Spool, path: &Path) -> anyhow::Result<Temporary> {
+    fn complete(
+        &self,
+        outputs: &Outputs,
+        spool: Spool,
+        path: &Path,
+        progress: &Progress,
+    ) -> anyhow::Result<Temporary> {
         outputs.refuse_input(path)?;
         let made = if self.compression == Compression::None {
             Temporary {
@@ -274,7 +304,17 @@ impl<K: Ord + Copy> OutputDir<K> {
             let mut encoder = self
                 .compression
                 .encoder(BufWriter::with_capacity(1 << 20, to))?;
-            io::copy(&mut from, &mut encoder)?;
+            let mut chunk = vec![0; 1 << 20];
+            loop {
+                let read = match from.read(&mut chunk) {
+                    Ok(0) => break,
+                    Ok(read) => read,
+                    Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(err) => return Err(err.into()),
+                };
+                encoder.write_all(&chunk[..read])?;
+                progress.advance(read as u64);
+            }
             encoder
                 .finish()?
                 .into_inner()

@@ -55,11 +55,13 @@ pub struct Args {
 
     /// Add a leading `group` column and a row per group and position; TAG is
     /// any tag name (Event, TimeControl, ...) or `year` (the year of Date).
-    #[arg(long, value_name = "TAG")]
+    #[arg(long, value_name = "TAG", value_parser = tag_name)]
     group_by: Option<String>,
 
-    /// Count only games where both players are rated at least N.
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    /// Count only games where both players are rated at least N (0 to
+    /// 4000: ratings are 1 to 4000).
+    #[arg(long, value_name = "N", allow_negative_numbers = true,
+          value_parser = clap::value_parser!(i32).range(0..=4000))]
     min_elo: Option<i32>,
 
     /// Also count plain standard-chess games (under 518).
@@ -89,6 +91,25 @@ pub struct Args {
     /// with --group-by, and the pooled tests under "within_groups".
     #[arg(long, value_name = "FILE.json")]
     summary: Option<PathBuf>,
+}
+
+/// A tag name for `--group-by` (or `year`): not empty, and nothing a tag
+/// line's name cannot hold (blanks, `"`, `[`, `]`).
+fn tag_name(name: &str) -> Result<String, String> {
+    if name.is_empty() {
+        return Err(
+            "an empty name groups nothing: name a tag (Event, TimeControl, ...) or year".into(),
+        );
+    }
+    match name
+        .chars()
+        .find(|c| c.is_whitespace() || c.is_control() || matches!(c, '"' | '[' | ']'))
+    {
+        Some(c) => Err(format!(
+            "{c:?} is in no tag name: name a tag (Event, TimeControl, ...) or year"
+        )),
+        None => Ok(name.to_string()),
+    }
 }
 
 /// `-o`: the CSV.
@@ -131,7 +152,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let plot_out = open_also(&outputs, &PLOT, args.plot.as_deref())?;
     let funnel_out = open_also(&outputs, &FUNNEL, args.funnel.as_deref())?;
     let summary_out = open_also(&outputs, &SUMMARY, args.summary.as_deref())?;
-    let (table, grouped, inputs) = if args.merge {
+    let (table, grouped, inputs, counted) = if args.merge {
         merge_inputs(&args)?
     } else {
         count_inputs(&args, &sources)?
@@ -154,6 +175,13 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     csv_out
         .finish(inputs.opened > 0)
         .with_context(|| format!("writing {}", output_name(&args)))?;
+    // Only once every output is written: a summary says the run went well.
+    if let Some(summary) = counted
+        && !args.archive.quiet
+        && inputs.opened > 0
+    {
+        print_summary(&args, &summary, &table);
+    }
     Ok(if inputs.failed { EXIT_ERROR } else { EXIT_OK })
 }
 
@@ -195,7 +223,11 @@ fn output_name(args: &Args) -> String {
     }
 }
 
-fn count_inputs(args: &Args, sources: &[Source]) -> anyhow::Result<(StatsTable, bool, InputsRead)> {
+/// The table, whether it is grouped, how the inputs went, and (counting
+/// archives) the games counted.
+type Counted = (StatsTable, bool, InputsRead, Option<StatsSummary>);
+
+fn count_inputs(args: &Args, sources: &[Source]) -> anyhow::Result<Counted> {
     let options = StatsOptions {
         include_standard: args.include_standard,
         group_by: args.group_by.as_deref().map(GroupBy::from_arg),
@@ -222,13 +254,10 @@ fn count_inputs(args: &Args, sources: &[Source]) -> anyhow::Result<(StatsTable, 
         result.map_err(|err| InputFailure::of(err, || format!("writing {}", output_name(args))))
     })?;
     progress.finish();
-    if !args.archive.quiet && inputs.opened > 0 {
-        print_summary(args, &summary, &table);
-    }
-    Ok((table, options.group_by.is_some(), inputs))
+    Ok((table, options.group_by.is_some(), inputs, Some(summary)))
 }
 
-fn merge_inputs(args: &Args) -> anyhow::Result<(StatsTable, bool, InputsRead)> {
+fn merge_inputs(args: &Args) -> anyhow::Result<Counted> {
     if args.archive.inputs.is_empty() {
         bail!("--merge needs the CSV files to merge");
     }
@@ -263,7 +292,7 @@ fn merge_inputs(args: &Args) -> anyhow::Result<(StatsTable, bool, InputsRead)> {
         opened: args.archive.inputs.len(),
         failed: false,
     };
-    Ok((table, grouped_all.unwrap_or(false), inputs))
+    Ok((table, grouped_all.unwrap_or(false), inputs, None))
 }
 
 fn print_summary(args: &Args, counts: &StatsSummary, table: &StatsTable) {

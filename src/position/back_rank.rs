@@ -474,6 +474,11 @@ impl FromStr for BackRank {
 
     /// See [`BackRank::from_ascii`]; the length is counted in characters.
     fn from_str(arrangement: &str) -> Result<BackRank, BackRankError> {
+        // A blank or a digit is no letter: it is named before the length
+        // is counted (`"RNBQKBNR "` has a blank, not 9 letters).
+        if let Some(ch) = arrangement.chars().find(|ch| !ch.is_alphabetic()) {
+            return Err(BackRankError::Letter(ch));
+        }
         let length = arrangement.chars().count();
         if length != 8 {
             return Err(BackRankError::Length(length));
@@ -574,7 +579,8 @@ impl Error for IdError {}
 pub enum BackRankError {
     /// Not eight letters; carries how many there were.
     Length(usize),
-    /// A letter that is not `K`, `Q`, `R`, `B` or `N` in either case.
+    /// A letter that is not `K`, `Q`, `R`, `B` or `N` in either case, or a
+    /// character that is no letter at all (reported before the length).
     Letter(char),
     /// Not exactly K, Q, 2 R, 2 B and 2 N; carries the counts found.
     PieceSet(ByRole<u8>),
@@ -732,6 +738,10 @@ mod tests {
             ("pNBQKBNR", Letter('p')),
             // Length before letters.
             ("XX", Length(2)),
+            // A character that is no letter at all before the length.
+            ("RNBQKBNR ", Letter(' ')),
+            (" RNBQKBNR", Letter(' ')),
+            ("RNBQ1", Letter('1')),
             // Letters before the piece set.
             ("RRRRRRRX", Letter('X')),
             // Piece set before bishops and king.
