@@ -55,6 +55,9 @@ pub struct TagCounts {
     pub rewritten: u64,
     /// Id tags that were already right.
     pub already_right: u64,
+    /// Id tags removed: a second tag of a name the game already has, alone
+    /// on its line (the first is kept, and rewritten when wrong).
+    pub removed: u64,
 }
 
 impl TagCounts {
@@ -68,13 +71,14 @@ impl TagCounts {
             left_alone,
             added,
             rewritten,
-            already_right
+            already_right,
+            removed
         );
     }
 
     /// Whether any game would change.
     pub fn changes(&self) -> bool {
-        self.added + self.rewritten > 0
+        self.added + self.rewritten + self.removed > 0
     }
 
     /// Whether any game changed since the counts were `before`.
@@ -166,7 +170,20 @@ fn game_edits(
         } else if existing.iter().any(|tag| !tag.well_formed) {
             return None;
         } else {
-            for tag in existing {
+            for (nth, tag) in existing.into_iter().enumerate() {
+                // A game has one id of each name: a repeat alone on its
+                // line goes, the first stays.
+                if nth > 0
+                    && let Some(line) = line_of_tag_alone(&batch.data, tag)
+                {
+                    game_edits.push(Edit {
+                        at: line.start,
+                        remove: line.len(),
+                        insert: Vec::new(),
+                    });
+                    local.removed += 1;
+                    continue;
+                }
                 if batch.raw_value(tag) == value.as_bytes() {
                     local.already_right += 1;
                 } else {
@@ -189,6 +206,26 @@ fn game_edits(
     }
     game_edits.sort_by_key(|edit| edit.at);
     Some((game_edits, local))
+}
+
+/// The bytes of a well-formed tag pair alone on its line, from its `[` to
+/// its line ending included (what [`strip_ids`] takes out of an id tag);
+/// `None` when anything else shares its line.
+fn line_of_tag_alone(data: &[u8], tag: &TagSpan) -> Option<std::ops::Range<usize>> {
+    let open = data[..tag.name.start].iter().rposition(|&b| b == b'[')?;
+    let at_line_start = open == 0 || matches!(data[open - 1], b'\n' | b'\r');
+    if !tag.well_formed || !at_line_start || open + 1 != tag.name.start {
+        return None;
+    }
+    let rest = &data[tag.end..];
+    let ending = if rest.starts_with(b"\r\n") {
+        2
+    } else if matches!(rest.first(), Some(b'\n' | b'\r')) {
+        1
+    } else {
+        return None;
+    };
+    Some(open..tag.end + ending)
 }
 
 /// Writes `data` with `edits` (sorted by offset, not overlapping) applied.

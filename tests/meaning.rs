@@ -754,3 +754,61 @@ fn stray_closing_brackets_are_reported() {
         "{report}"
     );
 }
+
+/// `tag` leaves one id tag of each name: a repeat alone on its line goes
+/// (the first is kept, rewritten when wrong), as `strip_ids` allows; a
+/// repeat sharing its line with another tag is only rewritten. Tagging
+/// again changes nothing, and `validate` then finds no repeat.
+#[test]
+fn tag_leaves_one_id_tag() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let pgn = format!(
+        "[Event \"x\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"{FEN_0} w KQkq - 0 1\"]\n\
+         [Chess960Id \"5\"]\n[Chess960Id \"0\"]\n[CHESS960ID \"7\"]\n\n1. e4 *\n\n\
+         [Event \"y\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"{FEN_0} w KQkq - 0 1\"]\n\
+         [Chess960Id \"0\"]\n[Site \"s\"] [Chess960Id \"0\"]\n\n1. e4 *\n"
+    );
+    let file = write(dir.path(), "doubled.pgn", pgn.as_bytes());
+    let run = pgn960(&["tag", &file], None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let out = String::from_utf8(run.stdout).expect("UTF-8");
+    assert_eq!(
+        out,
+        format!(
+            "[Event \"x\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"{FEN_0} w KQkq - 0 1\"]\n\
+             [Chess960Id \"0\"]\n\n1. e4 *\n\n\
+             [Event \"y\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"{FEN_0} w KQkq - 0 1\"]\n\
+             [Chess960Id \"0\"]\n[Site \"s\"] [Chess960Id \"0\"]\n\n1. e4 *\n"
+        )
+    );
+    assert!(
+        run.stderr.contains(
+            "0 id tags added, 1 rewritten, 2 already right\n  2 repeated id tags removed"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        pgn960::tag::strip_ids(out.as_bytes()),
+        pgn960::tag::strip_ids(pgn.as_bytes()),
+        "only id lines change"
+    );
+    let again = pgn960(&["tag", "--check", "-q", "-"], Some(out.as_bytes()));
+    assert_eq!(
+        again.code, 0,
+        "tagging twice changes nothing: {}",
+        again.stderr
+    );
+    let tagged = write(dir.path(), "tagged.pgn", out.as_bytes());
+    let validate = pgn960(&["validate", "-q", &tagged], None);
+    let report = String::from_utf8_lossy(&validate.stdout).into_owned();
+    let repeats: Vec<&str> = report
+        .lines()
+        .filter(|r| r.contains("tag_repeated"))
+        .collect();
+    assert_eq!(
+        repeats.len(),
+        1,
+        "only the repeat sharing its line: {report}"
+    );
+}

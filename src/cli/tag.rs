@@ -157,6 +157,12 @@ fn print_summary(counts: &TagCounts, check: bool, rewritten: &[Rewritten]) {
         counts.rewritten,
         counts.already_right,
     );
+    if counts.removed > 0 {
+        text.push_str(&format!(
+            "  {} {would}removed: a second of a game's id tags\n",
+            summary::count(counts.removed, "repeated id tag", "repeated id tags"),
+        ));
+    }
     if counts.left_alone > 0 {
         text.push_str(&format!(
             "  left as {}: an id tag that does not end on its line, or no safe place for a new one\n",
