@@ -145,6 +145,8 @@ pub struct Run {
     slow_reader: Option<Duration>,
     /// The limit instead of the enforcer's own (for a test of the harness).
     limit: Option<u64>,
+    /// Variables set in the child's environment.
+    env: Vec<(String, String)>,
 }
 
 impl Run {
@@ -165,7 +167,14 @@ impl Run {
             time_limit: Duration::from_secs(120),
             slow_reader: None,
             limit: None,
+            env: Vec::new(),
         }
+    }
+
+    /// Sets `key` to `value` in the child's environment.
+    pub fn env(mut self, key: &str, value: &str) -> Self {
+        self.env.push((key.to_string(), value.to_string()));
+        self
     }
 
     pub fn feed(mut self, feed: Feed) -> Self {
@@ -198,6 +207,7 @@ impl Run {
         let mut command = Command::new(&self.args[0]);
         command
             .args(&self.args[1..])
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdin(match self.feed {
                 Feed::Nothing => Stdio::null(),
                 _ => Stdio::piped(),

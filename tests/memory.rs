@@ -306,3 +306,138 @@ fn outputs_and_rewrites_in_bounded_memory() {
         }
     }
 }
+
+/// `stats --group-by` over a million distinct values (`Event` at eight
+/// threads, `White` at one): the groups beyond the budget go to disk as
+/// sorted runs, merged at the end, and the tests across positions are
+/// run a group at a time. The CSV holds a row for each group, in the
+/// order of their names sorted by byte (the oracle: the names sorted
+/// here).
+#[test]
+fn a_million_groups_in_bounded_memory() {
+    let Some(enforcer) = enforcer("a_million_groups_in_bounded_memory") else {
+        return;
+    };
+    const GROUPS: u32 = 1_000_000;
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let csv = dir.path().join("groups.csv");
+    // Every number below a million once, shuffled (7919 is prime to it).
+    let mut names: Vec<String> = (0..u64::from(GROUPS))
+        .map(|i| (i * 7919 % u64::from(GROUPS)).to_string())
+        .collect();
+    for (tag, threads) in [("Event", "8"), ("White", "1")] {
+        let games = {
+            let names = names.clone();
+            move || {
+                let mut bytes = Vec::with_capacity(20 * GROUPS as usize);
+                for name in &names {
+                    let _ = write!(bytes, "[{tag} \"{name}\"]\n\n*\n\n");
+                }
+                Feed::Bytes(bytes)
+            }
+        };
+        let args = [
+            "stats",
+            "-q",
+            "--include-standard",
+            "--threads",
+            threads,
+            "--group-by",
+            tag,
+            "-o",
+            path(&csv),
+        ];
+        let run = Run::pgn960(&args).feed(games()).run(&enforcer);
+        let what = format!("stats --group-by {tag} over a million values at {threads} threads");
+        eprintln!("{what}: {:.1?}", run.elapsed);
+        run.assert_within(&enforcer, &[0], &what);
+        names.sort_unstable();
+        let text = fs::read_to_string(&csv).expect("the CSV is written");
+        let mut lines = text.lines();
+        assert!(
+            lines
+                .next()
+                .expect("a header")
+                .starts_with("group,scharnagl,")
+        );
+        let mut rows = 0;
+        for (line, name) in lines.zip(&names) {
+            assert!(
+                line.starts_with(&format!("{name},518,")),
+                "{what}: row {rows} is {line}, not of group {name}"
+            );
+            rows += 1;
+        }
+        assert_eq!(rows, GROUPS, "{what}: {rows} rows");
+        assert_eq!(text.lines().count() as u32, GROUPS + 1, "{what}");
+    }
+}
+
+/// The groups that went to disk give the outputs of the groups in memory,
+/// byte for byte: the same archive (rated games of every result in
+/// Chess960 positions, 1,500 events of one to a dozen positions) counted
+/// with budgets of a few kilobytes (`PGN960_GROUP_MEMORY`: hundreds of
+/// runs of groups, the tests' findings in a temporary file) under the
+/// limit, and with all of it in memory without the limit.
+#[test]
+fn groups_on_disk_give_the_outputs_of_groups_in_memory() {
+    let Some(enforcer) = enforcer("groups_on_disk_give_the_outputs_of_groups_in_memory") else {
+        return;
+    };
+    let positions: Vec<String> = pgn960::BackRank::all().map(|rank| rank.to_xfen()).collect();
+    let mut rng = Rng(35);
+    let mut bytes = Vec::new();
+    for i in 0..12_000u64 {
+        let event = if i % 5 == 0 { 0 } else { rng.below(1_500) };
+        let fen = &positions[((event * 7 + rng.below(1 + event % 12)) * 31 % 960) as usize];
+        let result = ["1-0", "1/2-1/2", "0-1", "*"][rng.below(4) as usize];
+        let _ = write!(
+            bytes,
+            "[Event \"e{event}\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"{fen}\"]\n\
+             [WhiteElo \"{}\"]\n[BlackElo \"{}\"]\n[Result \"{result}\"]\n\n{result}\n\n",
+            1800 + rng.below(600),
+            1800 + rng.below(600)
+        );
+    }
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let input = dir.path().join("events.pgn");
+    fs::write(&input, &bytes).expect("writable");
+    let outputs = ["out.csv", "tests.json", "funnel.svg"].map(|name| dir.path().join(name));
+    let args = [
+        "stats",
+        "-q",
+        "--group-by",
+        "Event",
+        path(&input),
+        "-o",
+        path(&outputs[0]),
+        "--summary",
+        path(&outputs[1]),
+        "--funnel",
+        path(&outputs[2]),
+    ];
+    let read = || {
+        outputs
+            .each_ref()
+            .map(|out| fs::read(out).expect("written"))
+    };
+    let on_disk = Run::pgn960(&args)
+        .env("PGN960_GROUP_MEMORY", "4096")
+        .run(&enforcer);
+    on_disk.assert_within(&enforcer, &[0], "stats --group-by, groups on disk");
+    let spilled = read();
+    let in_memory = Run::pgn960(&args)
+        .env("PGN960_GROUP_MEMORY", "1000000000000")
+        .limit(u64::MAX >> 2)
+        .run(&enforcer);
+    in_memory.assert_within(&enforcer, &[0], "stats --group-by, groups in memory");
+    let rows = String::from_utf8_lossy(&spilled[0]).lines().count();
+    assert!(rows > 1_500, "{rows} rows");
+    for (out, (disk, memory)) in outputs.iter().zip(spilled.iter().zip(read())) {
+        assert!(
+            *disk == memory,
+            "{} differs with the groups on disk",
+            out.display()
+        );
+    }
+}

@@ -48,7 +48,11 @@ fn install() {
                     // while the temporaries go.
                     let leftovers = leftovers();
                     for path in &leftovers.temporaries {
-                        let _ = std::fs::remove_file(path);
+                        if path.is_dir() {
+                            let _ = std::fs::remove_dir_all(path);
+                        } else {
+                            let _ = std::fs::remove_file(path);
+                        }
                     }
                     if leftovers.progress_shown {
                         // Carriage return, then erase the line.
@@ -67,8 +71,8 @@ pub struct Registered {
     path: PathBuf,
 }
 
-/// Registers `path`, a temporary file of this run, to be removed when a
-/// signal ends the run.
+/// Registers `path`, a temporary file (or directory) of this run, to be
+/// removed when a signal ends the run.
 pub fn register(path: &Path) -> Registered {
     install();
     leftovers().temporaries.push(path.to_path_buf());

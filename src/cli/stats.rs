@@ -2,21 +2,23 @@
 //! Elo expectation, and the tests across positions, as CSV that merges
 //! exactly across shards; the tests' summary as JSON; two plots as SVG.
 
-use std::io::{BufReader, BufWriter};
+use std::cell::Cell;
+use std::io::{self, BufReader, Write};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use pgn960::input::{self, MmapChoice, Source};
 use pgn960::stats::{
-    GroupBy, StatsOptions, StatsSummary, StatsTable, TableAnalysis, count_input, read_csv,
-    write_analysis_csv, write_analysis_json,
+    ANALYSIS_MEMORY, BoundedTable, GROUP_MEMORY, GroupBy, GroupedAnalysis, Groups, StatsOptions,
+    StatsSummary, StatsTable, count_input_bounded, read_csv,
 };
 
 use super::archive::{ArchiveArgs, InputFailure, InputsRead, for_each_input};
 use super::destination::{Destination, OutputKind, is_stdout};
 use super::output::Outputs;
-use super::{EXIT_ERROR, EXIT_OK, summary};
+use super::{EXIT_ERROR, EXIT_OK, interrupt, summary};
 
 /// Count results per Chess960 start position and write them as CSV.
 ///
@@ -152,25 +154,68 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let plot_out = open_also(&outputs, &PLOT, args.plot.as_deref())?;
     let funnel_out = open_also(&outputs, &FUNNEL, args.funnel.as_deref())?;
     let summary_out = open_also(&outputs, &SUMMARY, args.summary.as_deref())?;
-    let (table, grouped, inputs, counted) = if args.merge {
+    // Groups beyond the memory budget go to sorted runs in a temporary
+    // directory, removed at the end, on an error or a signal.
+    let runs = tempfile::Builder::new()
+        .prefix("pgn960-groups-")
+        .tempdir()
+        .context("making a temporary directory for the groups")?;
+    let _removed_on_signal = interrupt::register(runs.path());
+    let (group_memory, findings_memory) = memory();
+    let (groups, grouped, inputs, counted) = if args.merge {
         merge_inputs(&args)?
     } else {
-        count_inputs(&args, &sources)?
+        let mut table = BoundedTable::in_directory(group_memory, runs.path());
+        let (grouped, inputs, counted) = count_inputs(&args, &sources, &mut table)?;
+        (
+            table.finish().context(GROUPS_FILE)?,
+            grouped,
+            inputs,
+            counted,
+        )
     };
+    let mut place = (0, 0);
     if inputs.opened > 0 {
-        // The tests run once, for every output.
-        let analysis = TableAnalysis::of(&table);
-        write_analysis_csv(&analysis, grouped, args.all_positions, &mut csv_out)
-            .with_context(|| format!("writing {}", output_name(&args)))?;
-        write_to(plot_out, |out| {
-            pgn960::plot::write_ranking_svg(&analysis, out)
-        })?;
-        write_to(funnel_out, |out| {
-            pgn960::plot::write_funnel_svg(&analysis, out)
-        })?;
-        write_to(summary_out, |out| {
-            write_analysis_json(&analysis, grouped, BufWriter::new(out))
-        })?;
+        // The tests run once, for every output, a group at a time.
+        let analysis =
+            GroupedAnalysis::with_memory(&groups, findings_memory).context(GROUPS_FILE)?;
+        place = (analysis.rows(), analysis.groups());
+        if plot_out.is_some() || funnel_out.is_some() {
+            let plotted = analysis.plotted();
+            write_to(plot_out, |out| {
+                pgn960::plot::write_ranking_svg(&plotted, out)
+            })?;
+            write_to(funnel_out, |out| {
+                pgn960::plot::write_funnel_svg(&plotted, out)
+            })?;
+        }
+        // The CSV and the summary are written together, group by group;
+        // an error names the one that failed.
+        let json_failed = Rc::new(Cell::new(false));
+        let mut json = summary_out.map(|(out, path)| {
+            let watched = Watched {
+                inner: out,
+                failed: Rc::clone(&json_failed),
+            };
+            (watched, path)
+        });
+        analysis
+            .write(
+                &groups,
+                grouped,
+                args.all_positions,
+                &mut csv_out,
+                json.as_mut().map(|(out, _)| out),
+            )
+            .with_context(|| match &json {
+                Some((_, path)) if json_failed.get() => format!("writing {}", name_of(path)),
+                _ => format!("writing {}", output_name(&args)),
+            })?;
+        if let Some((out, path)) = json {
+            out.inner
+                .finish(true)
+                .with_context(|| format!("writing {}", name_of(path)))?;
+        }
     }
     csv_out
         .finish(inputs.opened > 0)
@@ -180,9 +225,52 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         && !args.archive.quiet
         && inputs.opened > 0
     {
-        print_summary(&args, &summary, &table);
+        print_summary(&args, &summary, place);
     }
     Ok(if inputs.failed { EXIT_ERROR } else { EXIT_OK })
+}
+
+/// What an error with the groups' temporary files says.
+const GROUPS_FILE: &str = "the temporary files of the groups";
+
+/// The memory the counts may hold before they go to disk, and the
+/// findings of the tests between the passes over the groups:
+/// [`GROUP_MEMORY`] and [`ANALYSIS_MEMORY`], or both `PGN960_GROUP_MEMORY`
+/// bytes (for tests, which make the groups of a small input go to disk).
+fn memory() -> (usize, usize) {
+    std::env::var("PGN960_GROUP_MEMORY")
+        .ok()
+        .and_then(|bytes| bytes.parse().ok())
+        .map_or((GROUP_MEMORY, ANALYSIS_MEMORY), |bytes| (bytes, bytes))
+}
+
+/// A writer that notes whether it failed.
+struct Watched<W> {
+    inner: W,
+    failed: Rc<Cell<bool>>,
+}
+
+impl<W: Write> Write for Watched<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let result = self.inner.write(buf);
+        self.failed.set(self.failed.get() || result.is_err());
+        result
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let result = self.inner.flush();
+        self.failed.set(self.failed.get() || result.is_err());
+        result
+    }
+}
+
+/// An output's name in a message.
+fn name_of(path: &Path) -> String {
+    if is_stdout(path) {
+        "standard output".to_string()
+    } else {
+        path.display().to_string()
+    }
 }
 
 /// The output `kind` asks for, when its option is given.
@@ -207,11 +295,7 @@ where
     let Some((mut out, path)) = out else {
         return Ok(());
     };
-    let name = if is_stdout(path) {
-        "standard output".to_string()
-    } else {
-        path.display().to_string()
-    };
+    let name = name_of(path);
     write(&mut out).with_context(|| format!("writing {name}"))?;
     out.finish(true).with_context(|| format!("writing {name}"))
 }
@@ -223,38 +307,41 @@ fn output_name(args: &Args) -> String {
     }
 }
 
-/// The table, whether it is grouped, how the inputs went, and (counting
-/// archives) the games counted.
-type Counted = (StatsTable, bool, InputsRead, Option<StatsSummary>);
+/// The groups, whether they are grouped, how the inputs went, and
+/// (counting archives) the games counted.
+type Counted = (Groups, bool, InputsRead, Option<StatsSummary>);
 
-fn count_inputs(args: &Args, sources: &[Source]) -> anyhow::Result<Counted> {
+fn count_inputs(
+    args: &Args,
+    sources: &[Source],
+    table: &mut BoundedTable,
+) -> anyhow::Result<(bool, InputsRead, Option<StatsSummary>)> {
     let options = StatsOptions {
         include_standard: args.include_standard,
         group_by: args.group_by.as_deref().map(GroupBy::from_arg),
         min_elo: args.min_elo,
     };
     let mut progress = args.archive.progress(sources);
-    let mut table = StatsTable::default();
     let mut summary = StatsSummary::default();
     let config = args.archive.pipeline();
     let inputs = for_each_input(sources, &mut progress, |_, opened, progress| {
         let raw_read = Arc::clone(&opened.raw_read);
-        let result = count_input(
+        let result = count_input_bounded(
             opened.reader,
             config,
             &options,
-            &mut table,
+            table,
             &mut summary,
             |batch| {
                 progress.update(&raw_read, batch.games.len());
-                Ok::<_, std::convert::Infallible>(())
+                Ok::<_, io::Error>(())
             },
         );
         progress.finish_input(&raw_read);
-        result.map_err(|err| InputFailure::of(err, || format!("writing {}", output_name(args))))
+        result.map_err(|err| InputFailure::of(err, || GROUPS_FILE.to_string()))
     })?;
     progress.finish();
-    Ok((table, options.group_by.is_some(), inputs, Some(summary)))
+    Ok((options.group_by.is_some(), inputs, Some(summary)))
 }
 
 fn merge_inputs(args: &Args) -> anyhow::Result<Counted> {
@@ -292,10 +379,16 @@ fn merge_inputs(args: &Args) -> anyhow::Result<Counted> {
         opened: args.archive.inputs.len(),
         failed: false,
     };
-    Ok((table, grouped_all.unwrap_or(false), inputs, None))
+    // The CSVs are read whole: their groups stay in memory.
+    Ok((
+        Groups::from(table),
+        grouped_all.unwrap_or(false),
+        inputs,
+        None,
+    ))
 }
 
-fn print_summary(args: &Args, counts: &StatsSummary, table: &StatsTable) {
+fn print_summary(args: &Args, counts: &StatsSummary, (rows, groups): (u64, u64)) {
     let what = if args.include_standard {
         "chess960 and standard"
     } else {
@@ -306,9 +399,7 @@ fn print_summary(args: &Args, counts: &StatsSummary, table: &StatsTable) {
         &format!("{what} game"),
         &format!("{what} games"),
     );
-    let rows = table.rows().count() as u64;
     let place = if args.group_by.is_some() {
-        let groups = table.groups().count() as u64;
         format!(
             "{} of {}",
             summary::count(rows, "row", "rows"),

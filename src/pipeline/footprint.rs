@@ -154,7 +154,7 @@ impl Footprint for StatsTable {
 
 /// About the most memory a `BTreeMap<K, V>` of `len` entries holds: leaves
 /// of eleven entries filled to five at least, and a node above every six.
-fn btree_bytes<K, V>(len: usize) -> usize {
+pub(crate) fn btree_bytes<K, V>(len: usize) -> usize {
     // A leaf: eleven keys and values, the parent's address, two counts.
     const CAPACITY: usize = 11;
     let leaf = CAPACITY * (std::mem::size_of::<K>() + std::mem::size_of::<V>()) + 16;

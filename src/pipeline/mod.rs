@@ -40,6 +40,7 @@ mod speculative;
 
 use budget::{Budget, MAX_BYTES_IN_FLIGHT, batch_cost};
 pub use footprint::Footprint;
+pub(crate) use footprint::btree_bytes;
 use lines::{BatchLines, LinePlacer};
 use read_ahead::{Stop, read_ahead, read_ahead_detached};
 use speculative::Chain;

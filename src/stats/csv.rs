@@ -220,7 +220,6 @@ pub fn for_each_row<'a, E>(
     mut each: impl FnMut(&[Cell<'_>]) -> Result<(), E>,
 ) -> Result<(), E> {
     let table = analysis.table;
-    let empty = PositionStats::default();
     let mut groups: Vec<(&str, Option<&Rows>)> = table
         .groups()
         .map(|(group, rows)| (group, Some(rows)))
@@ -228,29 +227,63 @@ pub fn for_each_row<'a, E>(
     if groups.is_empty() && all_positions {
         groups.push(("", None));
     }
+    for (index, (group, rows)) in groups.into_iter().enumerate() {
+        let findings: Option<Vec<(u16, PositionFindings)>> = rows.map(|_| {
+            let positions = &analysis.groups[index].1.positions;
+            positions.iter().map(|(id, f)| (*id, *f)).collect()
+        });
+        for_each_row_of_group(
+            group,
+            rows,
+            findings.as_deref(),
+            grouped,
+            all_positions,
+            &mut each,
+        )?;
+    }
+    Ok(())
+}
+
+/// Hands the rows of one group to `each`, as [`for_each_row`] does: its
+/// positions with games (every position with `all_positions`), each
+/// starting with the group with `grouped`, the tests across positions
+/// those of `findings` (by Scharnagl number, ascending; none without
+/// rows).
+///
+/// # Errors
+///
+/// The first error of `each`.
+pub fn for_each_row_of_group<E>(
+    group: &str,
+    rows: Option<&Rows>,
+    findings: Option<&[(u16, PositionFindings)]>,
+    grouped: bool,
+    all_positions: bool,
+    mut each: impl FnMut(&[Cell<'_>]) -> Result<(), E>,
+) -> Result<(), E> {
+    let empty = PositionStats::default();
     let no_findings = PositionFindings::default();
     let mut cells: Vec<Cell<'_>> = Vec::with_capacity(WIDTH + 1);
-    for (index, (group, rows)) in groups.into_iter().enumerate() {
-        let analysis = rows.map(|_| &analysis.groups[index].1);
-        let ids: Vec<u16> = if all_positions {
-            (0..BackRank::COUNT).collect()
-        } else {
-            rows.map(|rows| rows.keys().copied().collect())
-                .unwrap_or_default()
-        };
-        for id in ids {
-            let stats = rows.and_then(|rows| rows.get(&id)).unwrap_or(&empty);
-            let findings = analysis
-                .as_ref()
-                .and_then(|analysis| analysis.positions.get(&id))
-                .unwrap_or(&no_findings);
-            cells.clear();
-            if grouped {
-                cells.push(Cell::Text(group));
-            }
-            cells.extend(row(id, stats, findings));
-            each(&cells)?;
+    let ids: Vec<u16> = if all_positions {
+        (0..BackRank::COUNT).collect()
+    } else {
+        rows.map(|rows| rows.keys().copied().collect())
+            .unwrap_or_default()
+    };
+    for id in ids {
+        let stats = rows.and_then(|rows| rows.get(&id)).unwrap_or(&empty);
+        let findings = findings
+            .and_then(|all| {
+                let at = all.binary_search_by_key(&id, |(id, _)| *id).ok()?;
+                Some(&all[at].1)
+            })
+            .unwrap_or(&no_findings);
+        cells.clear();
+        if grouped {
+            cells.push(Cell::Text(group));
         }
+        cells.extend(row(id, stats, findings));
+        each(&cells)?;
     }
     Ok(())
 }

@@ -65,3 +65,64 @@ pub fn write_analysis_json(
     out.write_all(b"\n")?;
     out.flush()
 }
+
+/// The grouped file of [`write_analysis_json`] written a group at a time,
+/// byte for byte the same: `begin`, a `group` for each group in order,
+/// then `finish` with the pooled tests.
+pub(crate) struct GroupedJson<W: Write> {
+    out: W,
+    groups: u64,
+}
+
+impl<W: Write> GroupedJson<W> {
+    /// Writes the head of the file.
+    pub(crate) fn begin(mut out: W) -> io::Result<GroupedJson<W>> {
+        out.write_all(b"{\n  \"groups\": {")?;
+        Ok(GroupedJson { out, groups: 0 })
+    }
+
+    /// Writes the next group's tests.
+    pub(crate) fn group(&mut self, group: &str, tests: &GroupTests) -> io::Result<()> {
+        self.out.write_all(if self.groups == 0 {
+            b"\n    "
+        } else {
+            b",\n    "
+        })?;
+        serde_json::to_writer(&mut self.out, group)?;
+        self.out.write_all(b": ")?;
+        write_nested(&mut self.out, tests, b"\n    ")?;
+        self.groups += 1;
+        Ok(())
+    }
+
+    /// Writes the pooled tests and the end of the file.
+    pub(crate) fn finish(mut self, within: &WithinGroups) -> io::Result<()> {
+        self.out
+            .write_all(if self.groups == 0 { b"}" } else { b"\n  }" })?;
+        self.out.write_all(b",\n  \"within_groups\": ")?;
+        write_nested(&mut self.out, within, b"\n  ")?;
+        self.out.write_all(b"\n}\n")?;
+        self.out.flush()
+    }
+}
+
+/// Writes `value` pretty-printed as serde_json nests it: its lines after
+/// the first indented further (`newline` is a newline and the indent).
+/// A JSON string holds no raw newline, so every newline is the printer's.
+fn write_nested(out: &mut impl Write, value: &impl Serialize, newline: &[u8]) -> io::Result<()> {
+    let text = serde_json::to_vec_pretty(value)?;
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        if i > 0 {
+            out.write_all(newline)?;
+        }
+        out.write_all(line)?;
+    }
+    Ok(())
+}
+
+/// Writes the ungrouped file of [`write_analysis_json`]: one group's tests.
+pub(crate) fn write_tests_json(tests: &GroupTests, mut out: impl Write) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut out, tests)?;
+    out.write_all(b"\n")?;
+    out.flush()
+}

@@ -15,7 +15,9 @@
 //! - `analysis`: the tests across positions, per group;
 //! - `csv`: the CSV, written and read back;
 //! - `arrow`: the CSV's rows as an Arrow record batch;
-//! - `json`: the summary of the tests across positions.
+//! - `json`: the summary of the tests across positions;
+//! - `spill`: the table of counts under a memory budget, on disk beyond;
+//! - `grouped`: the tests and outputs over groups read one at a time.
 //!
 //! [`count_input`] counts one opened input: the one loop `pgn960 stats`
 //! and the Python module both run.
@@ -24,13 +26,17 @@ mod analysis;
 mod arrow;
 mod csv;
 mod facts;
+mod findings;
+mod grouped;
 mod json;
 mod rating_bins;
+mod spill;
 mod table;
 
 pub use self::csv::{
     BIN_COLUMNS, COLUMNS, Cell, ELO_SUM_COLUMNS, EXACT_COLUMNS, MODEL_COLUMNS, RESEARCH_COLUMNS,
-    ReadCsvError, for_each_row, header, into_io, read_csv, write_analysis_csv, write_csv,
+    ReadCsvError, for_each_row, for_each_row_of_group, header, into_io, read_csv,
+    write_analysis_csv, write_csv,
 };
 pub use analysis::{
     Analysis, CONTAMINATION_EVIDENCE, ChiSquareTest, Davidson, DecisiveFit, EXACT_MAX, EloTest,
@@ -44,9 +50,13 @@ pub use arrow::record_batch;
 pub use facts::{
     ELO_RANGE, GameFacts, GameResult, GroupBy, UNKNOWN_GROUP, parse_elo, parse_result, parse_year,
 };
+pub use grouped::{ANALYSIS_MEMORY, GroupedAnalysis};
 pub use json::{write_analysis_json, write_summary_json};
 pub use rating_bins::{BIN_WIDTH, MAX_BIN, MAX_DIFFERENCE, RatingBins, rating_bin};
+pub use spill::{BoundedTable, GROUP_MEMORY, Groups};
 pub use table::{PositionStats, Rows, StatsTable, Z_95, Z_998, wilson};
+
+use std::io;
 
 use crate::game::{KindCounts, Reading};
 use crate::input::Reader;
@@ -155,6 +165,111 @@ pub fn count_input<E>(
         |batch| stats_batch(batch, options),
         |batch, (batch_table, batch_summary)| {
             table.merge(&batch_table);
+            summary.merge(&batch_summary);
+            batch_done(batch)
+        },
+    )
+}
+
+/// The games of a batch counted one by one, for a count by group: each
+/// game's group, position and facts, some 24 bytes and its group's name
+/// (a table per batch would hold a map of rows for each group, 1.6 KB
+/// for a group of one game: many times the batch).
+#[derive(Clone, Debug, Default)]
+pub struct BatchGames {
+    /// The groups' names, one after another.
+    names: String,
+    /// Where each game's group name ends in `names`, its Scharnagl
+    /// number and its facts.
+    games: Vec<(u32, u16, GameFacts)>,
+}
+
+impl BatchGames {
+    /// Each game: its group, Scharnagl number and facts, in batch order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, u16, &GameFacts)> {
+        let mut start = 0;
+        self.games.iter().map(move |(end, id, facts)| {
+            let name = &self.names[start..*end as usize];
+            start = *end as usize;
+            (name, *id, facts)
+        })
+    }
+}
+
+impl pipeline::Footprint for BatchGames {
+    fn heap_bytes(&self) -> usize {
+        self.names.capacity() + self.games.capacity() * std::mem::size_of::<(u32, u16, GameFacts)>()
+    }
+}
+
+/// [`stats_batch`] game by game: what a count by group adds up.
+pub fn stats_batch_games(batch: &Batch, options: &StatsOptions) -> (BatchGames, StatsSummary) {
+    let mut games = BatchGames::default();
+    let mut summary = StatsSummary::default();
+    for game in &batch.games {
+        let reading = Reading::of(batch, game);
+        summary.kinds.add(reading.kind);
+        let Some(position) = reading.id(options.include_standard) else {
+            continue;
+        };
+        let facts = GameFacts::of(batch, &reading);
+        if let Some(min) = options.min_elo {
+            let rated = |elo: Option<i32>| elo.is_some_and(|elo| elo >= min);
+            if !(rated(facts.white_elo) && rated(facts.black_elo)) {
+                summary.below_min_elo += 1;
+                continue;
+            }
+        }
+        if let Some(by) = &options.group_by {
+            games.names.push_str(&by.group_of(batch, game, &reading));
+        }
+        let end = u32::try_from(games.names.len()).expect("a batch holds less than 4 GiB");
+        games.games.push((end, position.scharnagl(), facts));
+        summary.counted += 1;
+    }
+    (games, summary)
+}
+
+/// [`count_input`] into a [`BoundedTable`], which writes its groups to
+/// disk beyond its budget: an error writing them ends the count as an
+/// error of `batch_done` would. With `--group-by`, the batches' games are
+/// counted one by one ([`stats_batch_games`]), else in a table per batch.
+///
+/// # Errors
+///
+/// As [`count_input`].
+pub fn count_input_bounded<E: From<io::Error>>(
+    reader: Reader,
+    config: PipelineConfig,
+    options: &StatsOptions,
+    table: &mut BoundedTable,
+    summary: &mut StatsSummary,
+    mut batch_done: impl FnMut(&Batch) -> Result<(), E>,
+) -> Result<(), PipelineError<E>> {
+    let spill_error = |err: io::Error| {
+        E::from(io::Error::new(
+            err.kind(),
+            format!("writing groups to a temporary file: {err}"),
+        ))
+    };
+    if options.group_by.is_none() {
+        return pipeline::run_reader(
+            reader,
+            config,
+            |batch| stats_batch(batch, options),
+            |batch, (batch_table, batch_summary)| {
+                table.merge(&batch_table).map_err(spill_error)?;
+                summary.merge(&batch_summary);
+                batch_done(batch)
+            },
+        );
+    }
+    pipeline::run_reader(
+        reader,
+        config,
+        |batch| stats_batch_games(batch, options),
+        |batch, (games, batch_summary)| {
+            table.add_games(&games).map_err(spill_error)?;
             summary.merge(&batch_summary);
             batch_done(batch)
         },

@@ -121,6 +121,17 @@ impl RatingBins {
         Some(merged)
     }
 
+    /// Adds a bin above every bin held (a table read back from disk).
+    pub(crate) fn push_above(&mut self, bin: i16, counts: [u64; 3]) {
+        debug_assert!(self.0.last().is_none_or(|(last, _)| *last < bin));
+        self.0.push((bin, counts));
+    }
+
+    /// How many bins hold games.
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+
     /// The bins, ascending: `(bin, [white wins, draws, black wins])`.
     pub fn iter(&self) -> impl Iterator<Item = (i16, [u64; 3])> + '_ {
         self.0.iter().copied()

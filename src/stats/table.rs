@@ -322,6 +322,21 @@ impl StatsTable {
         self.groups.get_mut(group).expect("inserted above")
     }
 
+    /// The rows of a group, if it has any.
+    pub(super) fn rows_in(&self, group: &str) -> Option<&Rows> {
+        self.groups.get(group)
+    }
+
+    /// The rows of a group, if it has any, to change.
+    pub(super) fn rows_in_mut(&mut self, group: &str) -> Option<&mut Rows> {
+        self.groups.get_mut(group)
+    }
+
+    /// Whether no game is counted.
+    pub fn is_empty(&self) -> bool {
+        self.groups.is_empty()
+    }
+
     /// Adds every row of another table.
     pub fn merge(&mut self, other: &StatsTable) {
         for (group, rows) in &other.groups {

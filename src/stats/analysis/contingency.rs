@@ -12,11 +12,11 @@
 //! before it left, as from an urn (multivariate hypergeometric).
 
 use rand::RngExt;
-use rand_distr::{ChiSquared, Distribution, Hypergeometric};
+use rand_distr::{Distribution, Hypergeometric};
 
 use super::distributions::chi_square_upper_tail;
 use super::elo::Reference;
-use super::montecarlo::{self, REPLICATES};
+use super::montecarlo::{self, PooledSum, REPLICATES};
 
 /// A cell count below which the chi-square reference is not used.
 const COCHRAN_MINIMUM: f64 = 5.0;
@@ -183,39 +183,18 @@ fn hypergeometric(rng: &mut impl rand::Rng, urn: u64, marked: u64, draws: u64) -
 /// else the replicates summed group by group (a chi-square draw for a
 /// group referred to chi-square). `(statistic, df, p, reference)`.
 pub fn pooled(tests: &[&ChiSquareTest]) -> Option<(f64, u64, f64, Reference)> {
-    let tested: Vec<&&ChiSquareTest> = tests.iter().filter(|t| t.reference.is_some()).collect();
-    if tested.is_empty() {
-        return None;
-    }
-    let statistic: f64 = tested.iter().map(|t| t.statistic).sum();
-    let df: u64 = tested.iter().map(|t| t.df).sum();
-    if tested
-        .iter()
-        .all(|t| t.reference == Some(Reference::ChiSquare))
-    {
-        let p = chi_square_upper_tail(statistic, df)?;
-        return Some((statistic, df, p, Reference::ChiSquare));
-    }
-    let mut rng = montecarlo::stream("", "pooled wdl");
-    let mut sums = vec![0.0; REPLICATES];
-    for test in tested {
-        if test.reference == Some(Reference::MonteCarlo) {
-            for (sum, r) in sums.iter_mut().zip(&test.replicates) {
-                *sum += r;
-            }
-        } else {
-            let chi = ChiSquared::new(test.df as f64).expect("df > 0");
-            for sum in sums.iter_mut() {
-                *sum += chi.sample(&mut rng);
-            }
+    let mut sum = PooledSum::new("pooled wdl");
+    for test in tests {
+        if test.reference.is_some() {
+            sum.add(
+                Some(test.statistic),
+                test.df,
+                test.reference,
+                &test.replicates,
+            );
         }
     }
-    Some((
-        statistic,
-        df,
-        montecarlo::p_value(statistic, &sums),
-        Reference::MonteCarlo,
-    ))
+    sum.finish()
 }
 
 #[cfg(test)]

@@ -30,7 +30,7 @@
 use std::collections::BTreeMap;
 
 use rand::RngExt;
-use rand_distr::{Binomial, ChiSquared, Distribution};
+use rand_distr::{Binomial, Distribution};
 
 use super::super::rating_bins::RatingBins;
 use super::super::table::{EXPECTATION_SCALE, Rows};
@@ -39,7 +39,7 @@ use super::model::{
     DecisiveFit, NullModel, Pooled, bin_logit, contaminated, firth_logistic, fit_given_epsilon,
     unrated_counts,
 };
-use super::montecarlo::{self, REPLICATES};
+use super::montecarlo::{self, PooledSum, REPLICATES};
 use super::poisson_binomial::{Cell, central_p};
 
 /// Expected wins and losses a position needs for the chi-square reference.
@@ -363,31 +363,11 @@ pub fn binomial(rng: &mut impl rand::Rng, games: u64, p: f64) -> u64 {
 /// the groups' replicates (a chi-square draw for a group referred to
 /// chi-square), replicate by replicate. `(q, df, p, reference)`.
 pub fn pooled(tests: &[&EloTest]) -> Option<(f64, u64, f64, Reference)> {
-    let tested: Vec<&&EloTest> = tests.iter().filter(|t| t.df.is_some()).collect();
-    if tested.is_empty() {
-        return None;
-    }
-    let q: f64 = tested.iter().filter_map(|t| t.q).sum();
-    let df: u64 = tested.iter().filter_map(|t| t.df).sum();
-    if tested
-        .iter()
-        .all(|t| t.reference == Some(Reference::ChiSquare))
-    {
-        return Some((q, df, chi_square_upper_tail(q, df)?, Reference::ChiSquare));
-    }
-    let mut rng = montecarlo::stream("", "pooled elo");
-    let mut sums = vec![0.0; REPLICATES];
-    for test in tested {
-        if test.reference == Some(Reference::MonteCarlo) {
-            for (sum, r) in sums.iter_mut().zip(&test.replicates) {
-                *sum += r;
-            }
-        } else {
-            let chi = ChiSquared::new(test.df.expect("tested") as f64).expect("df > 0");
-            for sum in sums.iter_mut() {
-                *sum += chi.sample(&mut rng);
-            }
+    let mut sum = PooledSum::new("pooled elo");
+    for test in tests {
+        if let Some(df) = test.df {
+            sum.add(test.q, df, test.reference, &test.replicates);
         }
     }
-    Some((q, df, montecarlo::p_value(q, &sums), Reference::MonteCarlo))
+    sum.finish()
 }

@@ -13,18 +13,27 @@
 /// assert_eq!(q, [0.04, 0.04 * 4.0 / 3.0, 0.04 * 4.0 / 3.0, 0.5]);
 /// ```
 pub fn benjamini_hochberg(p_values: &[f64]) -> Vec<f64> {
-    let m = p_values.len();
-    let mut order: Vec<usize> = (0..m).collect();
+    let mut q_values = p_values.to_vec();
+    benjamini_hochberg_in_place(&mut q_values);
+    q_values
+}
+
+/// [`benjamini_hochberg`] in place: each p-value is replaced by its
+/// q-value. Beside the values, it holds 4 bytes per value while it runs.
+pub fn benjamini_hochberg_in_place(values: &mut [f64]) {
+    let m = values.len();
+    let mut order: Vec<u32> = (0..u32::try_from(m).expect("fewer than 2^32 p-values")).collect();
     // Equal p-values get equal q-values whatever their order, so a stable
     // sort is only for determinism.
-    order.sort_by(|&a, &b| p_values[a].total_cmp(&p_values[b]));
-    let mut q_values = vec![0.0; m];
+    order.sort_by(|&a, &b| values[a as usize].total_cmp(&values[b as usize]));
     let mut least = 1.0_f64;
+    // Each value is read at its rank before it is overwritten, and only
+    // the ranks above it have been.
     for (rank, &index) in order.iter().enumerate().rev() {
-        least = least.min(p_values[index] * m as f64 / (rank + 1) as f64);
-        q_values[index] = least;
+        let index = index as usize;
+        least = least.min(values[index] * m as f64 / (rank + 1) as f64);
+        values[index] = least;
     }
-    q_values
 }
 
 #[cfg(test)]

@@ -46,12 +46,13 @@ use serde::Serialize;
 pub use contingency::{ChiSquareTest, independence_test};
 pub use distributions::{chi_square_upper_tail, two_sided_normal_p};
 pub use elo::{EloTest, PositionTest, Reference, VARIANCE_TOLERANCE, elo_test};
-pub use fdr::benjamini_hochberg;
+pub use fdr::{benjamini_hochberg, benjamini_hochberg_in_place};
 pub use interval::score_interval;
 pub use model::{
     CONTAMINATION_EVIDENCE, Davidson, DecisiveFit, LOGISTIC_PER_POINT, NullModel, Pooled,
     firth_logistic, fit_decisive,
 };
+pub(crate) use montecarlo::PooledSum;
 pub use montecarlo::REPLICATES;
 pub use poisson_binomial::{EXACT_MAX, central_p};
 pub use power::{detectable_shift, detectable_tau, heterogeneity_power};
@@ -222,7 +223,7 @@ impl Analysis {
     }
 
     /// The p-values of the tested positions, by Scharnagl number.
-    fn p_values(&self) -> Vec<(u16, f64)> {
+    pub(crate) fn p_values(&self) -> Vec<(u16, f64)> {
         self.elo
             .tests
             .iter()
@@ -230,7 +231,9 @@ impl Analysis {
             .collect()
     }
 
-    fn set_q_values(&mut self, q_values: impl Iterator<Item = (u16, f64)>) {
+    /// Sets the q-values of the tested positions (and so which are
+    /// significant), by Scharnagl number.
+    pub(crate) fn set_q_values(&mut self, q_values: impl Iterator<Item = (u16, f64)>) {
         self.tests.significant.clear();
         for (id, q) in q_values {
             if let Some(findings) = self.positions.get_mut(&id) {

@@ -8,6 +8,10 @@
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use rand_distr::{ChiSquared, Distribution};
+
+use super::distributions::chi_square_upper_tail;
+use super::elo::Reference;
 
 /// B: the simulated archives per Monte-Carlo test. Its p-values are
 /// multiples of 1/1000, the smallest 0.001.
@@ -33,6 +37,114 @@ pub fn p_value(observed: f64, replicates: &[f64]) -> f64 {
         .filter(|&&r| r >= observed - tolerance)
         .count();
     (1 + at_least) as f64 / (1 + replicates.len()) as f64
+}
+
+/// A statistic summed over groups, one group at a time in the groups'
+/// order, with its p-value: chi-square on the summed degrees of freedom
+/// when every group's reference is chi-square, else the groups'
+/// replicates summed replicate by replicate, a group referred to
+/// chi-square adding a chi-square draw from the stream of `purpose`.
+///
+/// It holds [`REPLICATES`] sums once a group is referred to Monte Carlo;
+/// before that, the degrees of freedom of the groups referred to
+/// chi-square, run-length encoded (their draws are made in their order
+/// when the first Monte-Carlo group comes), 16 bytes for each run of equal
+/// degrees of freedom.
+#[derive(Clone, Debug)]
+pub struct PooledSum {
+    purpose: &'static str,
+    statistic: f64,
+    df: u64,
+    tested: u64,
+    chi_square_only: bool,
+    deferred: Vec<(u64, u64)>,
+    drawn: Option<(ChaCha8Rng, Vec<f64>)>,
+}
+
+impl PooledSum {
+    /// Nothing summed yet; `purpose` names the random stream of the draws.
+    pub fn new(purpose: &'static str) -> PooledSum {
+        PooledSum {
+            purpose,
+            statistic: 0.0,
+            df: 0,
+            tested: 0,
+            chi_square_only: true,
+            deferred: Vec::new(),
+            drawn: None,
+        }
+    }
+
+    /// Adds the next tested group: its statistic (none adds nothing to the
+    /// sum), degrees of freedom, reference and replicates (read only when
+    /// the reference is Monte Carlo).
+    pub fn add(
+        &mut self,
+        statistic: Option<f64>,
+        df: u64,
+        reference: Option<Reference>,
+        replicates: &[f64],
+    ) {
+        self.tested += 1;
+        if let Some(statistic) = statistic {
+            self.statistic += statistic;
+        }
+        self.df += df;
+        if reference != Some(Reference::ChiSquare) && self.chi_square_only {
+            self.chi_square_only = false;
+            let mut rng = stream("", self.purpose);
+            let mut sums = vec![0.0; REPLICATES];
+            for (df, count) in std::mem::take(&mut self.deferred) {
+                for _ in 0..count {
+                    add_chi_square_draws(&mut rng, &mut sums, df);
+                }
+            }
+            self.drawn = Some((rng, sums));
+        }
+        match &mut self.drawn {
+            None => match self.deferred.last_mut() {
+                Some((last, count)) if *last == df => *count += 1,
+                _ => self.deferred.push((df, 1)),
+            },
+            Some((_, sums)) if reference == Some(Reference::MonteCarlo) => {
+                for (sum, r) in sums.iter_mut().zip(replicates) {
+                    *sum += r;
+                }
+            }
+            Some((rng, sums)) => add_chi_square_draws(rng, sums, df),
+        }
+    }
+
+    /// `(statistic, df, p, reference)` over the groups added; none without
+    /// any (or when the chi-square tail cannot be had).
+    pub fn finish(self) -> Option<(f64, u64, f64, Reference)> {
+        if self.tested == 0 {
+            return None;
+        }
+        let (statistic, df) = (self.statistic, self.df);
+        match self.drawn {
+            None => Some((
+                statistic,
+                df,
+                chi_square_upper_tail(statistic, df)?,
+                Reference::ChiSquare,
+            )),
+            Some((_, sums)) => Some((
+                statistic,
+                df,
+                p_value(statistic, &sums),
+                Reference::MonteCarlo,
+            )),
+        }
+    }
+}
+
+/// Adds a chi-square draw on `df` degrees of freedom to each sum.
+fn add_chi_square_draws(rng: &mut ChaCha8Rng, sums: &mut [f64], df: u64) {
+    let chi = ChiSquared::new(df as f64).expect("df > 0");
+    for sum in sums.iter_mut() {
+        *sum += chi.sample(rng);
+    }
 }
 
 #[cfg(test)]
