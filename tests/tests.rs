@@ -34,3 +34,4 @@ mod tag;
 mod tag_properties;
 mod terminal;
 mod validate;
+mod whole_outputs;

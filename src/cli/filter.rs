@@ -195,9 +195,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let files = sink.finish(&outputs, inputs.opened > 0, &progress)?;
     progress.finish();
     if !args.archive.quiet && inputs.opened > 0 {
-        print_summary(&args, &counts, files);
+        // After a failed input, the files are not written (see `settle`).
+        print_summary(&args, &counts, files.filter(|_| !inputs.failed));
     }
-    Ok(if inputs.failed { EXIT_ERROR } else { EXIT_OK })
+    outputs.settle(if inputs.failed { EXIT_ERROR } else { EXIT_OK })
 }
 
 /// The criteria the arguments give.

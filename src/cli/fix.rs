@@ -173,13 +173,18 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     if !args.archive.quiet && inputs.opened > 0 {
         print_summary(&total, args.rewrite.check, &rewritten);
     }
-    Ok(if inputs.failed {
+    let code = if inputs.failed {
         EXIT_ERROR
     } else if args.rewrite.check && total.repairs() > 0 {
         EXIT_FINDINGS
     } else {
         EXIT_OK
-    })
+    };
+    if args.rewrite.in_place {
+        outputs.settle_all_the_same(code)
+    } else {
+        outputs.settle(code)
+    }
 }
 
 /// Why writing stopped: the repaired games, or the report.

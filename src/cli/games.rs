@@ -129,8 +129,8 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         Some(path) if !to_stdout => path.display().to_string(),
         _ => "output".to_string(),
     };
-    let (destination, format) =
-        Outputs::guarding(&sources).open(&GAMES, args.output.as_deref(), args.format)?;
+    let outputs = Outputs::guarding(&sources);
+    let (destination, format) = outputs.open(&GAMES, args.output.as_deref(), args.format)?;
     let format = Format::from(format);
     let mut output = Output {
         format,
@@ -170,7 +170,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             summary::count(counts.rows, "row", "rows"),
         );
     }
-    Ok(if inputs.failed { EXIT_ERROR } else { EXIT_OK })
+    outputs.settle(if inputs.failed { EXIT_ERROR } else { EXIT_OK })
 }
 
 /// What a run has read and written so far.

@@ -24,6 +24,7 @@ use pgn960::input::{self, MmapChoice, Opened, Source};
 use pgn960::pipeline::PipelineError;
 
 use super::interrupt;
+use super::temporary::plain_os_error;
 
 /// Temporary files end in this, after the original's name and a random
 /// part (`.games.pgn.Ab12Cd.pgn960-tmp`), so that one left behind by a
@@ -386,19 +387,4 @@ impl Drop for Original {
 struct Temporary {
     file: tempfile::NamedTempFile,
     registered: interrupt::Registered,
-}
-
-/// The OS's own words for an error, without the path of the temporary
-/// file that `tempfile` adds to its errors (the file is gone when the
-/// message is read).
-fn plain_os_error(err: io::Error) -> io::Error {
-    if let Some(code) = err.raw_os_error() {
-        return io::Error::from_raw_os_error(code);
-    }
-    // tempfile's own errors hold no code: their words end in the path.
-    let text = err.to_string();
-    match text.split_once(" at path ") {
-        Some((words, _)) => io::Error::new(err.kind(), words.to_string()),
-        None => err,
-    }
 }

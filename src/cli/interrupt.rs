@@ -127,6 +127,16 @@ impl Drop for Registered {
     }
 }
 
+/// Runs `work` (renaming temporary files to their names) while no signal
+/// can act: a signal that comes meanwhile waits for it to end. `work` must
+/// not register or drop a registration.
+pub fn without_signals<T>(work: impl FnOnce() -> T) -> T {
+    let leftovers = leftovers();
+    let result = work();
+    drop(leftovers);
+    result
+}
+
 /// Notes that a progress line is drawn on standard error (a terminal):
 /// a signal clears it.
 pub fn progress_shown() {

@@ -23,6 +23,7 @@ mod stats;
 mod summary;
 mod table;
 mod tag;
+mod temporary;
 mod validate;
 
 use std::io::{self, Write};

@@ -4,8 +4,14 @@
 //! a path that is one of the inputs (the same file under any name,
 //! standard input included), that is the write end of the pipe the
 //! command reads from, or that is the same file as another of its outputs
-//! (standard output included); and creates the file before any input is
-//! read, without emptying it until there is something to write.
+//! (standard output included). A file is written under a temporary name
+//! beside it, made before any input is read (so that an output that
+//! cannot be written fails at once), and renamed over its name only when
+//! the run has ended well, every output of the run together (see
+//! [`Outputs::settle`]): a run that fails, panics or is killed half-way
+//! leaves every old output as it was and no half one. Devices, pipes and
+//! names such as `/dev/stdout`, which no file can replace, are written as
+//! the run goes.
 //!
 //! Several inputs written to one stream one after another are kept apart
 //! by [`Joined`]: an input whose bytes do not end in a line ending gets
@@ -16,11 +22,28 @@ use std::cell::RefCell;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::fd::AsFd;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use anyhow::{Context, bail};
 use pgn960::input::Source;
+
+use super::EXIT_ERROR;
+use super::temporary::{self, Temporary, plain_os_error};
+
+/// Files written whole under temporary names, each with the name it is
+/// to have once the run has ended well, and that name as given, for
+/// messages.
+type Finished = Arc<Mutex<Vec<(PathBuf, Temporary, String)>>>;
+
+/// The files of `finished`, as good as before should a panic have held
+/// them.
+fn lock(finished: &Finished) -> MutexGuard<'_, Vec<(PathBuf, Temporary, String)>> {
+    finished
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 
 /// The files a command reads and writes, by identity: an output is
 /// refused when it is one of the inputs or one of the outputs before it.
@@ -30,8 +53,12 @@ pub struct Outputs {
     /// would never let the command's own reading end.
     stdin_pipe: Option<FileId>,
     claimed: RefCell<Vec<(FileId, String)>>,
+    /// The names files will be renamed to, with what each is, for
+    /// messages: an output not made yet has no identity but its name.
+    names: RefCell<Vec<(PathBuf, String)>>,
     /// The output standard output takes, if one does: what it writes.
     stdout: RefCell<Option<String>>,
+    finished: Finished,
     hint: &'static str,
 }
 
@@ -50,7 +77,9 @@ impl Outputs {
             inputs,
             stdin_pipe,
             claimed: RefCell::new(Vec::new()),
+            names: RefCell::new(Vec::new()),
             stdout: RefCell::new(None),
+            finished: Finished::default(),
             hint: "",
         }
     }
@@ -69,6 +98,15 @@ impl Outputs {
     ///
     /// One line naming the output and what it is.
     pub fn refuse_input(&self, path: &Path) -> anyhow::Result<()> {
+        // A file no output has made yet is known by its name alone.
+        if let Ok(Target::File(target)) = target_of(path)
+            && let Some((_, other)) = self.names.borrow().iter().find(|(name, _)| *name == target)
+        {
+            bail!(
+                "{}: the same file as {other}; nothing was written, give each output a file of its own",
+                path.display()
+            );
+        }
         let Some(id) = FileId::of_path(path) else {
             return Ok(()); // does not exist yet, so it is no input
         };
@@ -133,81 +171,271 @@ impl Outputs {
         Ok(())
     }
 
-    /// Opens `path` for writing, creating it now so that an output that
-    /// cannot be written is an error before any input is read. An existing
-    /// file keeps its bytes until [`OutputFile::begin`]; a file created here
-    /// and never begun is removed again.
+    /// Opens `path` for writing: a temporary file beside the file it
+    /// names (the file a symbolic link points to, whose link stays), made
+    /// now, so that an output that cannot be written is an error before
+    /// any input is read; a device, a pipe, or a name such as
+    /// `/dev/stdout`, opened as it is.
     ///
     /// # Errors
     ///
-    /// When `path` is refused (see [`Outputs::refuse_input`]), or cannot be
-    /// created.
+    /// When `path` is refused (see [`Outputs::refuse_input`]), is the name
+    /// of another output, is a folder or a file without write permission,
+    /// or its folder cannot be written in.
     pub fn create(&self, path: &Path) -> anyhow::Result<OutputFile> {
         self.refuse_input(path)?;
-        let existed = fs::metadata(path).is_ok();
-        let file = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)
-            .with_context(|| path.display().to_string())?;
-        // Made through a symbolic link, the new file is where it points.
-        let created = (!existed).then(|| fs::canonicalize(path).unwrap_or_else(|_| path.into()));
+        let named = || path.display().to_string();
+        let output = match target_of(path).with_context(named)? {
+            Target::AsItIs => OutputFile {
+                file: OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .with_context(named)?,
+                replacing: None,
+                begun: false,
+            },
+            Target::File(target) => {
+                if fs::metadata(&target).is_ok() {
+                    // Refused now, as writing into it would be.
+                    OpenOptions::new()
+                        .write(true)
+                        .open(&target)
+                        .with_context(named)?;
+                }
+                let (file, temporary) = temporary_for(&target).with_context(named)?;
+                self.names
+                    .borrow_mut()
+                    .push((target.clone(), format!("the output {}", path.display())));
+                OutputFile {
+                    file,
+                    replacing: Some(Replacing {
+                        temporary,
+                        to: target,
+                        name: path.display().to_string(),
+                        finished: Arc::clone(&self.finished),
+                    }),
+                    begun: false,
+                }
+            }
+        };
         self.claim(path);
-        Ok(OutputFile {
-            file: Some(file),
-            created,
-            begun: false,
-        })
+        Ok(output)
+    }
+
+    /// Takes files written whole under temporary names (the files of
+    /// `filter --split-by`), each to be renamed to its name when the run
+    /// has ended well (see [`Outputs::settle`]).
+    pub fn rename_at_end(&self, files: Vec<(PathBuf, Temporary)>) {
+        lock(&self.finished).extend(files.into_iter().map(|(path, temporary)| {
+            let name = path.display().to_string();
+            (path, temporary, name)
+        }));
+    }
+
+    /// Ends the run's output files, as `code` says the run ended: when
+    /// it ended well (any code but [`EXIT_ERROR`]), every file written
+    /// whole is renamed over its name, all of them or none; when it did
+    /// not (an input failed), every output is left as it was and a line
+    /// says so. An output
+    /// not finished (its run stopped by an error) is never renamed.
+    /// Returns `code`.
+    ///
+    /// # Errors
+    ///
+    /// A name that could not be given; every output is then as it was.
+    pub fn settle(&self, code: u8) -> anyhow::Result<u8> {
+        self.rename(code, code != EXIT_ERROR)
+    }
+
+    /// As [`Outputs::settle`], but the files are renamed whatever the
+    /// run's end: for `--in-place`, whose report tells the changes made to
+    /// the files that were rewritten, whichever others failed.
+    ///
+    /// # Errors
+    ///
+    /// As [`Outputs::settle`].
+    pub fn settle_all_the_same(&self, code: u8) -> anyhow::Result<u8> {
+        self.rename(code, true)
+    }
+
+    /// Renames the finished files when `keep`, else leaves every output.
+    fn rename(&self, code: u8, keep: bool) -> anyhow::Result<u8> {
+        let finished = std::mem::take(&mut *lock(&self.finished));
+        if !keep {
+            if !finished.is_empty() {
+                let names: Vec<&str> = finished.iter().map(|(_, _, name)| name.as_str()).collect();
+                eprintln!(
+                    "pgn960: an input failed, so nothing was written to {} \
+                     (an existing file stays as it was)",
+                    names.join(", ")
+                );
+            }
+            return Ok(code); // the temporary files go as they drop
+        }
+        let names: Vec<(PathBuf, String)> = finished
+            .iter()
+            .map(|(path, _, name)| (path.clone(), name.clone()))
+            .collect();
+        let files = finished
+            .into_iter()
+            .map(|(path, temporary, _)| (path, temporary))
+            .collect();
+        temporary::rename_all(files).map_err(|(path, err)| {
+            let name = names
+                .iter()
+                .find(|(to, _)| *to == path)
+                .map_or_else(|| path.display().to_string(), |(_, name)| name.clone());
+            anyhow::anyhow!("{name}: cannot be written: {err}; every output is as it was")
+        })?;
+        Ok(code)
     }
 }
 
-/// A file opened by [`Outputs::create`]: its old bytes stay until the
-/// command has something to write.
+/// What an output's name is: a file, written under a temporary name and
+/// renamed to this path (symbolic links followed, the folder's path
+/// made absolute); or a device, a pipe, or a name such as `/dev/stdout`
+/// that only leads to another file, written as it is.
+enum Target {
+    File(PathBuf),
+    AsItIs,
+}
+
+/// The [`Target`] of `path`.
+fn target_of(path: &Path) -> io::Result<Target> {
+    let mut path = path.to_path_buf();
+    // As the kernel allows.
+    for _ in 0..40 {
+        if leads_elsewhere(&path) {
+            return Ok(Target::AsItIs);
+        }
+        let meta = match fs::symlink_metadata(&path) {
+            Ok(meta) => meta,
+            Err(err) if err.kind() == io::ErrorKind::NotFound => break,
+            Err(err) => return Err(err),
+        };
+        let kind = meta.file_type();
+        if kind.is_symlink() {
+            let link = fs::read_link(&path)?;
+            path = match path.parent() {
+                Some(dir) => dir.join(link),
+                None => link,
+            };
+            continue;
+        }
+        if kind.is_dir() {
+            return Err(io::Error::from_raw_os_error(libc::EISDIR));
+        }
+        if !kind.is_file() {
+            return Ok(Target::AsItIs);
+        }
+        break;
+    }
+    if fs::symlink_metadata(&path).is_ok_and(|meta| meta.file_type().is_symlink()) {
+        return Err(io::Error::from_raw_os_error(libc::ELOOP));
+    }
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::from_raw_os_error(libc::EISDIR))?
+        .to_owned();
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    Ok(Target::File(fs::canonicalize(dir)?.join(name)))
+}
+
+/// Names that lead to a file the process already has (`/dev/stdout`,
+/// `/dev/fd/3`, `/proc/self/fd/1`): renaming over them is impossible, or
+/// would replace a file that a shell opened for the run.
+fn leads_elsewhere(path: &Path) -> bool {
+    path.starts_with("/proc")
+        || path.starts_with("/dev/fd")
+        || ["/dev/stdout", "/dev/stderr", "/dev/stdin"]
+            .iter()
+            .any(|name| path == Path::new(name))
+}
+
+/// A temporary file beside `target`, with the permissions of the file
+/// it replaces (those of a new file when there is none).
+fn temporary_for(target: &Path) -> io::Result<(File, Temporary)> {
+    let dir = target.parent().unwrap_or(Path::new("/"));
+    let name = target
+        .file_name()
+        .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
+    let old = fs::metadata(target).ok();
+    let mode = old
+        .as_ref()
+        .map_or(0o666, |meta| meta.permissions().mode() & 0o7777);
+    let (file, temporary) = Temporary::create(dir, &name, mode)?;
+    if let Some(old) = old {
+        // The umask took some of them away.
+        file.set_permissions(old.permissions())
+            .map_err(plain_os_error)?;
+    }
+    Ok((file, temporary))
+}
+
+/// A file opened by [`Outputs::create`]: written under a temporary name
+/// and renamed over its name at the end of a run that ends well, or a
+/// device or pipe written as the run goes.
 pub struct OutputFile {
-    file: Option<File>,
-    /// The file made by this run, when there was none.
-    created: Option<PathBuf>,
+    file: File,
+    /// The temporary file and the name it is to have; `None` for a file
+    /// written as it is.
+    replacing: Option<Replacing>,
     begun: bool,
 }
 
+/// A temporary file, the name it is to have, and where it goes once
+/// written whole.
+struct Replacing {
+    temporary: Temporary,
+    to: PathBuf,
+    /// The name as given, for messages.
+    name: String,
+    finished: Finished,
+}
+
 impl OutputFile {
-    /// Empties the file (once) and hands it out for writing.
+    /// Hands out the file for writing; a regular file written as it is
+    /// (`/dev/stdout` redirected to a file) is emptied first, once.
     ///
     /// # Errors
     ///
     /// When the file cannot be emptied.
     pub fn begin(&mut self) -> io::Result<&mut File> {
-        let file = self
-            .file
-            .as_mut()
-            .expect("an output file is open until dropped");
         if !self.begun {
             // A device (`/dev/null`, `/dev/full`) has no length to cut.
-            if file.metadata()?.is_file() {
-                file.set_len(0)?;
+            if self.replacing.is_none() && self.file.metadata()?.is_file() {
+                self.file.set_len(0)?;
             }
             self.begun = true;
         }
-        Ok(file)
+        Ok(&mut self.file)
     }
-}
 
-impl Drop for OutputFile {
-    fn drop(&mut self) {
-        // Nothing was ever written (every input failed): leave no empty
-        // file behind, and an existing one as it was.
-        if self.file.take().is_some()
-            && !self.begun
-            && let Some(created) = &self.created
-        {
-            let _ = fs::remove_file(created);
+    /// Ends the output: when some input was read (even an empty one), the
+    /// file holds exactly what was written, on disk, to be renamed over
+    /// its name when the run ends well; otherwise the temporary file goes
+    /// and an existing file is left as it was.
+    ///
+    /// # Errors
+    ///
+    /// When the file cannot be emptied, flushed or synced.
+    pub fn finish(mut self, any_input_read: bool) -> io::Result<()> {
+        if !any_input_read {
+            return Ok(());
         }
+        self.begin()?.flush()?;
+        if let Some(replacing) = self.replacing.take() {
+            self.file.sync_all()?;
+            lock(&replacing.finished).push((replacing.to, replacing.temporary, replacing.name));
+        }
+        Ok(())
     }
 }
 
-/// A writer that empties its [`OutputFile`] on the first write, so that a
-/// run whose inputs all fail leaves the file as it was.
+/// A writer into an [`OutputFile`], which it begins on the first write.
 pub struct LazyOutput {
     file: OutputFile,
 }
@@ -218,17 +446,13 @@ impl LazyOutput {
         LazyOutput { file }
     }
 
-    /// Ends the output: when some input was read (even an empty one), the
-    /// file holds exactly what was written; otherwise it is left alone.
+    /// Ends the output (see [`OutputFile::finish`]).
     ///
     /// # Errors
     ///
-    /// When the file cannot be emptied or flushed.
-    pub fn finish(mut self, any_input_read: bool) -> io::Result<()> {
-        if any_input_read {
-            self.file.begin()?.flush()?;
-        }
-        Ok(())
+    /// When the file cannot be emptied, flushed or synced.
+    pub fn finish(self, any_input_read: bool) -> io::Result<()> {
+        self.file.finish(any_input_read)
     }
 }
 
@@ -242,9 +466,10 @@ impl Write for LazyOutput {
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        match self.file.file.as_mut() {
-            Some(file) if self.file.begun => file.flush(),
-            _ => Ok(()),
+        if self.file.begun {
+            self.file.file.flush()
+        } else {
+            Ok(())
         }
     }
 }

@@ -6,8 +6,9 @@
 //! Once the inputs are read, every file is made complete under a
 //! temporary name (a compressed one is compressed from its spool, one at
 //! a time, since an encoder is far from small: xz's takes 94 MiB, and
-//! there may be 960 files), and only then are they renamed to their names,
-//! one after another: so a run that an error stops, while reading or
+//! there may be 960 files), and only then, once the run has ended well,
+//! are they renamed to their names with the run's other outputs (see
+//! [`Outputs::settle`]): so a run that an error stops, while reading or
 //! while writing any file, or that reads no input, leaves the folder's
 //! files as they were, and a run that ends well leaves all its files.
 //! Should a rename fail midway, the files renamed before are put back.
@@ -18,50 +19,28 @@
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Read, Write};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use pgn960::compression::Compression;
-use tempfile::TempPath;
 
 use super::archive::Progress;
 use super::in_place::TEMP_SUFFIX;
-use super::interrupt::{self, Registered};
 use super::output::{LineJoin, Outputs};
+use super::temporary::Temporary;
 
 /// Bytes buffered per file before they go to its spool: 960 of them hold
 /// 15 MiB.
 const SPOOL_BUFFER: usize = 16 << 10;
 
-/// One file of the folder, while the run goes on. Its fields drop in
-/// order: the temporary file goes before its registration.
+/// One file of the folder, while the run goes on.
 struct Spool {
     /// Its writer, while open; closed when files run short.
     out: Option<BufWriter<File>>,
     /// The temporary file, removed when dropped.
-    path: TempPath,
+    temp: Temporary,
     /// Where the inputs written to it stand.
     join: LineJoin,
-    /// Removes the temporary file when a signal ends the run.
-    _registered: Registered,
-}
-
-/// A temporary file of the folder, removed when dropped or when a signal
-/// ends the run.
-struct Temporary {
-    path: TempPath,
-    _registered: Registered,
-}
-
-impl Temporary {
-    fn new(path: TempPath) -> Temporary {
-        let registered = interrupt::register(&path);
-        Temporary {
-            path,
-            _registered: registered,
-        }
-    }
 }
 
 /// The files of one folder, by key: at most one open writer per key.
@@ -142,12 +121,8 @@ impl<K: Ord + Copy> OutputDir<K> {
     /// A new temporary file in the folder, for the file `name`: readable
     /// as a new file of this user is (the umask applies), since it will
     /// be that file.
-    fn temporary(&self, name: &str) -> io::Result<tempfile::NamedTempFile> {
-        tempfile::Builder::new()
-            .prefix(&format!(".{name}."))
-            .suffix(TEMP_SUFFIX)
-            .permissions(fs::Permissions::from_mode(0o666))
-            .tempfile_in(&self.dir)
+    fn temporary(&self, name: &str) -> io::Result<(File, Temporary)> {
+        Temporary::create(&self.dir, name, 0o666)
     }
 
     /// Every input written so far has ended: the next input's bytes in a
@@ -166,22 +141,19 @@ impl<K: Ord + Copy> OutputDir<K> {
     pub fn write(&mut self, key: K, bytes: &[u8]) -> io::Result<()> {
         if !self.spools.contains_key(&key) {
             let name = (self.name)(&key);
-            let (temp, registered) =
-                self.retrying(|dir| interrupt::registered(|| dir.temporary(&name)))?;
-            let (file, path) = temp.into_parts();
+            let (file, temp) = self.retrying(|dir| dir.temporary(&name))?;
             let out = Some(BufWriter::with_capacity(SPOOL_BUFFER, file));
             self.spools.insert(
                 key,
                 Spool {
                     out,
-                    path,
+                    temp,
                     join: LineJoin::default(),
-                    _registered: registered,
                 },
             );
         }
         if self.spools[&key].out.is_none() {
-            let path = self.spools[&key].path.to_path_buf();
+            let path = self.spools[&key].temp.path().to_path_buf();
             let file = self.retrying(|_| OpenOptions::new().append(true).open(&path))?;
             self.spools
                 .get_mut(&key)
@@ -218,9 +190,10 @@ impl<K: Ord + Copy> OutputDir<K> {
     }
 
     /// Ends the run: when some input was read, each spool becomes its
-    /// file (compressed when asked), in the order of the keys, all of them
-    /// or none; otherwise nothing is written. The spools are removed either
-    /// way. Returns how many files were written.
+    /// file (compressed when asked) under a temporary name, in the order
+    /// of the keys, all of them or none, to be renamed to its name when
+    /// the run has ended well (see [`Outputs::settle`]); otherwise nothing
+    /// is written. Returns how many files were written.
     ///
     /// # Errors
     ///
@@ -255,7 +228,7 @@ impl<K: Ord + Copy> OutputDir<K> {
             // shows it.
             let total = spools
                 .iter()
-                .filter_map(|(_, spool)| fs::metadata(&spool.path).ok())
+                .filter_map(|(_, spool)| fs::metadata(spool.temp.path()).ok())
                 .map(|meta| meta.len())
                 .sum();
             let files = spools.len();
@@ -270,7 +243,7 @@ impl<K: Ord + Copy> OutputDir<K> {
             complete.push((path, made));
         }
         let written = complete.len();
-        self.rename_all(complete)?;
+        outputs.rename_at_end(complete);
         Ok(written)
     }
 
@@ -286,21 +259,13 @@ impl<K: Ord + Copy> OutputDir<K> {
     ) -> anyhow::Result<Temporary> {
         outputs.refuse_input(path)?;
         let made = if self.compression == Compression::None {
-            Temporary {
-                path: spool.path,
-                _registered: spool._registered,
-            }
+            spool.temp
         } else {
             let name = path
                 .file_name()
                 .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
-            let (temp, registered) = interrupt::registered(|| self.temporary(&name))?;
-            let (to, path) = temp.into_parts();
-            let made = Temporary {
-                path,
-                _registered: registered,
-            };
-            let mut from = File::open(&spool.path)?;
+            let (to, made) = self.temporary(&name)?;
+            let mut from = File::open(spool.temp.path())?;
             let mut encoder = self
                 .compression
                 .encoder(BufWriter::with_capacity(1 << 20, to))?;
@@ -322,55 +287,8 @@ impl<K: Ord + Copy> OutputDir<K> {
             made
         };
         if let Ok(old) = fs::metadata(path) {
-            fs::set_permissions(&made.path, old.permissions())?;
+            fs::set_permissions(made.path(), old.permissions())?;
         }
         Ok(made)
-    }
-
-    /// Renames every complete file to its name. Should one rename fail,
-    /// the files renamed before are put back as they were (from a hard
-    /// link to each old file, taken first), and the error names the file.
-    fn rename_all(&self, complete: Vec<(PathBuf, Temporary)>) -> anyhow::Result<()> {
-        let mut done: Vec<(&Path, Option<Temporary>)> = Vec::with_capacity(complete.len());
-        for (path, made) in &complete {
-            let backup = self.backup(path);
-            if let Err(err) = fs::rename(&made.path, path) {
-                for (path, backup) in done.into_iter().rev() {
-                    match backup {
-                        Some(old) => {
-                            let _ = fs::rename(&old.path, path);
-                        }
-                        None => {
-                            let _ = fs::remove_file(path);
-                        }
-                    }
-                }
-                bail!(
-                    "{}: {err}; the folder's files are as they were",
-                    path.display()
-                );
-            }
-            done.push((path, backup));
-        }
-        // The temporary files are renamed: only their registrations go,
-        // and the backups.
-        for (_, made) in complete {
-            let _ = made.path.keep();
-        }
-        Ok(())
-    }
-
-    /// A hard link to the file at `path`, when there is one and the folder
-    /// allows it: the old file, to put back.
-    fn backup(&self, path: &Path) -> Option<Temporary> {
-        fs::symlink_metadata(path).ok()?;
-        let name = path
-            .file_name()
-            .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
-        let (_, temp) = self.temporary(&format!("{name}.old")).ok()?.into_parts();
-        // A name of our own, then the old file under it.
-        fs::remove_file(&temp).ok()?;
-        fs::hard_link(path, &temp).ok()?;
-        Some(Temporary::new(temp))
     }
 }

@@ -220,6 +220,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     csv_out
         .finish(inputs.opened > 0)
         .with_context(|| format!("writing {}", output_name(&args)))?;
+    let code = outputs.settle(if inputs.failed { EXIT_ERROR } else { EXIT_OK })?;
     // Only once every output is written: a summary says the run went well.
     if let Some(summary) = counted
         && !args.archive.quiet
@@ -227,7 +228,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     {
         print_summary(&args, &summary, place);
     }
-    Ok(if inputs.failed { EXIT_ERROR } else { EXIT_OK })
+    Ok(code)
 }
 
 /// What an error with the groups' temporary files says.

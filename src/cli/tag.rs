@@ -107,7 +107,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     if !args.archive.quiet && inputs.opened > 0 {
         print_summary(&total, args.rewrite.check, &rewritten);
     }
-    Ok(if inputs.failed {
+    outputs.settle(if inputs.failed {
         EXIT_ERROR
     } else if args.rewrite.check && total.changes() {
         EXIT_FINDINGS

@@ -159,8 +159,8 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         Some(path) if !is_stdout(path) => path.display().to_string(),
         _ => "report".to_string(),
     };
-    let (out, format) =
-        Outputs::guarding(&sources).open(&REPORT, args.report.as_deref(), args.format)?;
+    let outputs = Outputs::guarding(&sources);
+    let (out, format) = outputs.open(&REPORT, args.report.as_deref(), args.format)?;
     let mut report = Report::new(format, out);
 
     let mut progress = args.archive.progress(&sources);
@@ -199,7 +199,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         print_summary(&kinds, &per_code);
     }
     let count = |severity| count_of(&per_code, severity);
-    Ok(if inputs.failed {
+    outputs.settle(if inputs.failed {
         EXIT_ERROR
     } else if count(Severity::Error) > 0 || (args.strict && count(Severity::Warning) > 0) {
         EXIT_FINDINGS
