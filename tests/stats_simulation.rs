@@ -559,3 +559,45 @@ fn a_planted_position_is_found() {
         );
     }
 }
+
+/// `wdl_p` where Cochran's rule just allows the chi-square reference: a
+/// fifth of the cells expect between 1 and 5 games (120 positions, 72 of
+/// 14 games and 48 of 60, 12% draws). Its p-values are uniform, and
+/// chi-square's (not simulated) in nearly every archive.
+#[test]
+fn wdl_p_at_the_edge_of_cochrans_rule() {
+    use pgn960::stats::{Reference, independence_test};
+    let archives = 2000 * scale();
+    let mut p_values = Vec::new();
+    let mut chi_square = 0;
+    for seed in 0..archives {
+        let mut rng = ChaCha8Rng::seed_from_u64(9_000 + seed);
+        let table: Vec<[u64; 3]> = (0..120)
+            .map(|row| {
+                let games = if row < 72 { 14 } else { 60 };
+                let mut counts = [0u64; 3];
+                for _ in 0..games {
+                    let u: f64 = rng.random();
+                    counts[if u < 0.44 {
+                        0
+                    } else if u < 0.56 {
+                        1
+                    } else {
+                        2
+                    }] += 1;
+                }
+                counts
+            })
+            .collect();
+        let test = independence_test(&table, "").expect("games");
+        chi_square += usize::from(test.reference == Some(Reference::ChiSquare));
+        p_values.push(test.p_value.expect("df > 0"));
+    }
+    eprintln!(
+        "Cochran's edge: {chi_square} of {archives} chi-square, {:.4} below 0.05, D = {:.4}",
+        share_below(&p_values, 0.05),
+        distance_from_uniform(&p_values)
+    );
+    assert!(chi_square as u64 * 10 >= archives * 9, "{chi_square}");
+    assert_uniform(&p_values, "wdl_p at Cochran's edge");
+}

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use pgn960::game::{Kind, KindCounts};
 use pgn960::stats::{
-    GroupBy, StatsOptions, StatsSummary, StatsTable, count_input, read_csv, record_batch,
-    write_csv, write_summary_json,
+    GroupBy, StatsOptions, StatsSummary, StatsTable, TableAnalysis, analysis_record_batch,
+    count_input, read_csv, record_batch, write_analysis_json, write_csv, write_summary_json,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
@@ -166,8 +166,7 @@ impl Counts {
         let mut json = Vec::new();
         py.detach(|| write_summary_json(&self.table, self.grouped, &mut json))
             .expect("writing into memory cannot fail");
-        py.import(intern!(py, "json"))?
-            .call_method1(intern!(py, "loads"), (PyBytes::new(py, &json),))
+        parse_json(py, &json)
     }
 
     /// The CSV `pgn960 stats` writes, byte for byte, as a string; written
@@ -294,6 +293,12 @@ pub fn count(
     })
 }
 
+/// `json.loads` of `json`.
+fn parse_json<'py>(py: Python<'py>, json: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    py.import(intern!(py, "json"))?
+        .call_method1(intern!(py, "loads"), (PyBytes::new(py, json),))
+}
+
 /// Per-start-position results of `paths`, as `pgn960 stats` writes them:
 /// the table of its CSV (see `Counts.table`) and the tests across
 /// positions of its `--summary` JSON, as a dict (see `Counts.summary`).
@@ -313,7 +318,17 @@ pub fn stats<'py>(
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let counts = count(py, paths, group_by, min_elo, include_standard, threads)?;
-    let table = counts.table(py, all_positions)?;
-    let summary = counts.summary(py)?;
+    // One analysis for both: it holds the simulations of the tests that
+    // need them.
+    let (batch, json) = py.detach(|| {
+        let analysis = TableAnalysis::of(&counts.table);
+        let batch = analysis_record_batch(&analysis, counts.grouped, all_positions);
+        let mut json = Vec::new();
+        write_analysis_json(&analysis, counts.grouped, &mut json)
+            .expect("writing into memory cannot fail");
+        (batch, json)
+    });
+    let table = table_of(py, batch.schema(), vec![batch])?;
+    let summary = parse_json(py, &json)?;
     PyTuple::new(py, [table, summary])
 }

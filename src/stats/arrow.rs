@@ -29,14 +29,24 @@ use super::table::StatsTable;
 /// assert_eq!(batch.schema().field(0).name(), "scharnagl");
 /// ```
 pub fn record_batch(table: &StatsTable, grouped: bool, all_positions: bool) -> RecordBatch {
+    analysis_record_batch(&TableAnalysis::of(table), grouped, all_positions)
+}
+
+/// [`record_batch`] of an analysis already made, so that a caller who
+/// also writes its summary ([`write_analysis_json`](super::write_analysis_json))
+/// pays for the analysis once.
+pub fn analysis_record_batch(
+    analysis: &TableAnalysis<'_>,
+    grouped: bool,
+    all_positions: bool,
+) -> RecordBatch {
     let mut types: Vec<Cell<'static>> = Vec::new();
     if grouped {
         types.push(Cell::Text(""));
     }
     types.extend(cell_types());
     let mut columns: Vec<Column> = types.iter().map(Column::of).collect();
-    let analysis = TableAnalysis::of(table);
-    for_each_row(&analysis, grouped, all_positions, |cells| {
+    for_each_row(analysis, grouped, all_positions, |cells| {
         for (column, cell) in columns.iter_mut().zip(cells) {
             column.append(cell);
         }

@@ -46,7 +46,7 @@ pub use analysis::{
     detectable_shift, detectable_tau, elo_test, firth_logistic, fit_decisive, heterogeneity,
     heterogeneity_power, independence_test, score_interval, shrink, two_sided_normal_p,
 };
-pub use arrow::record_batch;
+pub use arrow::{analysis_record_batch, record_batch};
 pub use facts::{
     ELO_RANGE, GameFacts, GameResult, GroupBy, UNKNOWN_GROUP, parse_elo, parse_result, parse_year,
 };

@@ -3,9 +3,12 @@
 //! test over all positions at once, where a table of per-position scores
 //! invites hundreds of comparisons.
 //!
-//! The chi-square distribution of the statistic needs about 5 expected
-//! games in every cell (Cochran 1954); a table of 960 positions with a few
-//! games each is far from that. Then the p-value is a Monte-Carlo one, as
+//! The chi-square distribution of the statistic is close enough when no
+//! cell expects fewer than 1 game and at most a fifth of the cells expect
+//! fewer than 5 (Cochran 1954's rule for tables of more than one degree
+//! of freedom; with one degree of freedom every cell must expect 5). A
+//! table of 960 positions with a few games each is far from that. Then
+//! the p-value is a Monte-Carlo one, as
 //! R's `chisq.test(simulate.p.value = TRUE)` computes it (Hope 1968;
 //! Patefield 1981): [`REPLICATES`] tables with the same row and column
 //! totals drawn at random, each row's results drawn from what the rows
@@ -18,8 +21,16 @@ use super::distributions::chi_square_upper_tail;
 use super::elo::Reference;
 use super::montecarlo::{self, PooledSum, REPLICATES};
 
-/// A cell count below which the chi-square reference is not used.
+/// The expected count that every cell must reach with one degree of
+/// freedom, and four fifths of the cells with more.
 const COCHRAN_MINIMUM: f64 = 5.0;
+
+/// The expected count below which no cell may fall.
+const COCHRAN_FLOOR: f64 = 1.0;
+
+/// The share of cells that may expect fewer than [`COCHRAN_MINIMUM`]
+/// games, with more than one degree of freedom.
+const COCHRAN_SMALL_SHARE: f64 = 0.2;
 
 /// The outcome of a chi-square test.
 #[derive(Clone, Debug, PartialEq)]
@@ -40,9 +51,9 @@ pub struct ChiSquareTest {
 /// table of counts, without continuity correction (scipy's
 /// `chi2_contingency(table, correction=False)`). Rows and columns without
 /// counts are dropped first, so that every expected count is positive;
-/// df = (rows − 1)(columns − 1). With every expected count at least 5
-/// the p-value is chi-square's, else a Monte-Carlo one with the random
-/// stream of `group`. None when the table holds no count.
+/// df = (rows − 1)(columns − 1). Where Cochran's rule holds (see the
+/// module) the p-value is chi-square's, else a Monte-Carlo one with the
+/// random stream of `group`. None when the table holds no count.
 ///
 /// ```
 /// use pgn960::stats::independence_test;
@@ -87,15 +98,7 @@ pub fn independence_test<const C: usize>(table: &[[u64; C]], group: &str) -> Opt
     if df == 0 {
         return Some(test);
     }
-    let least_expected = row_totals
-        .iter()
-        .flat_map(|&r| {
-            column_totals
-                .iter()
-                .map(move |&c| r as f64 * c as f64 / total as f64)
-        })
-        .fold(f64::INFINITY, f64::min);
-    if least_expected >= COCHRAN_MINIMUM {
+    if cochran(&row_totals, &column_totals, total, df) {
         test.reference = Some(Reference::ChiSquare);
         test.p_value = chi_square_upper_tail(statistic, df);
     } else {
@@ -104,6 +107,26 @@ pub fn independence_test<const C: usize>(table: &[[u64; C]], group: &str) -> Opt
         test.p_value = Some(montecarlo::p_value(statistic, &test.replicates));
     }
     Some(test)
+}
+
+/// Whether Cochran's (1954) rule allows the chi-square reference: with
+/// one degree of freedom, every expected count at least 5; with more,
+/// none below 1 and at most a fifth of them below 5.
+fn cochran(row_totals: &[u64], column_totals: &[u64], total: u64, df: u64) -> bool {
+    let expected = row_totals.iter().flat_map(|&r| {
+        column_totals
+            .iter()
+            .map(move |&c| r as f64 * c as f64 / total as f64)
+    });
+    let (mut cells, mut small) = (0usize, 0usize);
+    for count in expected {
+        if count < COCHRAN_FLOOR || (df == 1 && count < COCHRAN_MINIMUM) {
+            return false;
+        }
+        cells += 1;
+        small += usize::from(count < COCHRAN_MINIMUM);
+    }
+    small as f64 <= COCHRAN_SMALL_SHARE * cells as f64
 }
 
 /// Σ (observed − expected)² / expected.
@@ -251,6 +274,76 @@ mod tests {
         // Another group, another stream.
         let other = independence_test(&[[3, 0, 9], [8, 0, 1], [5, 0, 5]], "x").expect("counts");
         assert!((other.p_value.expect("df 2") - exact).abs() < 3.0 * sd + 1.0 / 1000.0);
+    }
+
+    #[test]
+    fn cochrans_rule_allows_a_fifth_of_small_cells_and_none_below_one() {
+        // Values from scipy 1.17.1:
+        //   r = chi2_contingency(t, correction=False)
+        //   r.statistic, r.dof, r.pvalue, (r.expected_freq < 5).mean(),
+        //   r.expected_freq.min()
+        // Three of fifteen cells (20%) expect fewer than 5, the least 4.24:
+        // chi-square.
+        let fifth = independence_test(
+            &[
+                [30, 9, 30],
+                [35, 6, 28],
+                [20, 4, 20],
+                [18, 2, 24],
+                [22, 5, 17],
+            ],
+            "",
+        )
+        .expect("counts");
+        assert_eq!(fifth.reference, Some(Reference::ChiSquare));
+        assert!(close(fifth.statistic, 4.658472397168049), "{fifth:?}");
+        assert_eq!(fifth.df, 8);
+        assert!(close(fifth.p_value.expect("df 8"), 0.7933770486818703));
+        // Ten of 33 cells (30%) below 5, none below 1: Monte-Carlo.
+        let third = independence_test(
+            &[
+                [30, 9, 30],
+                [35, 6, 28],
+                [20, 4, 20],
+                [18, 2, 24],
+                [22, 5, 17],
+                [40, 1, 40],
+                [38, 0, 36],
+                [41, 2, 35],
+                [44, 0, 33],
+                [39, 1, 38],
+                [90, 1, 85],
+            ],
+            "",
+        )
+        .expect("counts");
+        assert_eq!(third.reference, Some(Reference::MonteCarlo));
+        assert!(close(third.statistic, 49.36695316978295), "{third:?}");
+        // One cell of 30 below 5, but at 0.914: Monte-Carlo.
+        let below_one = independence_test(
+            &[
+                [100, 10, 95],
+                [98, 12, 101],
+                [90, 9, 99],
+                [105, 8, 92],
+                [97, 11, 100],
+                [93, 10, 104],
+                [99, 9, 96],
+                [102, 11, 94],
+                [96, 10, 100],
+                [10, 0, 9],
+            ],
+            "",
+        )
+        .expect("counts");
+        assert_eq!(below_one.reference, Some(Reference::MonteCarlo));
+        assert!(close(below_one.statistic, 4.641615487367401));
+        // One degree of freedom: every cell must expect 5; one of four
+        // expects 3.83.
+        let two_by_two = independence_test(&[[3, 0, 7], [20, 0, 30]], "").expect("counts");
+        assert_eq!(two_by_two.df, 1);
+        assert_eq!(two_by_two.reference, Some(Reference::MonteCarlo));
+        assert!(close(two_by_two.statistic, 0.35252643948296103));
     }
 
     #[test]

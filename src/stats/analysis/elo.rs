@@ -31,6 +31,7 @@ use std::collections::BTreeMap;
 
 use rand::RngExt;
 use rand_distr::{Binomial, Distribution};
+use rayon::prelude::*;
 
 use super::super::rating_bins::RatingBins;
 use super::super::table::{EXPECTATION_SCALE, Rows};
@@ -162,21 +163,27 @@ pub fn elo_test(rows: &Rows, group: &str) -> EloTest {
     let mut q = 0.0;
     let mut cochran = true;
     let mut excess_kurtosis = 0.0;
-    for (id, cells) in &positions {
-        let chances = chances(&model, cells);
-        let Some(position) = position_test(&chances) else {
-            continue;
-        };
+    // Each position's exact test on its own (in parallel: they are
+    // independent), then summed in the positions' order.
+    let tested: Vec<(u16, PositionTest, f64)> = positions
+        .par_iter()
+        .filter_map(|(id, cells)| {
+            let chances = chances(&model, cells);
+            let position = position_test(&chances)?;
+            let kappa4: f64 = chances
+                .iter()
+                .map(|&((m, p), _)| m as f64 * p * (1.0 - p) * (1.0 - 6.0 * p * (1.0 - p)))
+                .sum();
+            Some((*id, position, kappa4))
+        })
+        .collect();
+    for (id, position, kappa4) in tested {
         cochran &= position.expected >= COCHRAN_MINIMUM
             && position.decisive as f64 - position.expected >= COCHRAN_MINIMUM;
-        let kappa4: f64 = chances
-            .iter()
-            .map(|&((m, p), _)| m as f64 * p * (1.0 - p) * (1.0 - 6.0 * p * (1.0 - p)))
-            .sum();
         excess_kurtosis += kappa4 / (position.variance * position.variance);
         q += position.z * position.z;
         test.games += position.decisive;
-        test.tests.insert(*id, position);
+        test.tests.insert(id, position);
     }
     test.positions = test.tests.len() as u64;
     if test.positions == 0 {

@@ -29,8 +29,10 @@
 
 use std::collections::BTreeMap;
 
+use rayon::prelude::*;
+
 use statrs::distribution::{ChiSquared, ContinuousCDF};
-use statrs::function::erf::erfc;
+use statrs::function::erf::{erfc, erfc_inv};
 
 /// The prior's upper bound on τ.
 const TAU_MAX: f64 = 0.5;
@@ -128,6 +130,7 @@ impl TauPosterior {
         // Find where the posterior lives: a coarse grid over the prior's
         // range, then a fine one over where it is within e^−25 of its top.
         let coarse: Vec<(f64, f64)> = (0..=400)
+            .into_par_iter()
             .map(|i| {
                 let tau = TAU_MAX * i as f64 / 400.0;
                 (tau, log_posterior(units, tau).0)
@@ -141,6 +144,7 @@ impl TauPosterior {
         let last = (kept.last().copied().unwrap_or(400) + 1).min(400);
         let (low, high) = (coarse[first].0, coarse[last].0);
         let grid: Vec<(f64, f64, f64, f64)> = (0..GRID)
+            .into_par_iter()
             .map(|i| {
                 let tau = low + (high - low) * i as f64 / (GRID - 1) as f64;
                 let (lp, mu, v_mu) = log_posterior(units, tau);
@@ -176,7 +180,7 @@ pub fn shrink(units: &BTreeMap<u16, Unit>) -> Option<Shrinkage> {
     let mu: f64 = posterior.points.iter().map(|p| p.1 * p.2).sum();
     let tau2: f64 = posterior.points.iter().map(|p| p.1 * p.0 * p.0).sum();
     let estimates = units
-        .iter()
+        .par_iter()
         .map(|(id, unit)| (*id, estimate(&posterior, unit)))
         .collect();
     Some(Shrinkage {
@@ -214,15 +218,27 @@ fn normal_cdf(z: f64) -> f64 {
     erfc(-z / std::f64::consts::SQRT_2) / 2.0
 }
 
+/// Φ⁻¹(p).
+fn normal_quantile(p: f64) -> f64 {
+    -std::f64::consts::SQRT_2 * erfc_inv(2.0 * p)
+}
+
 /// The `level` quantile of a mixture of normals (weight, mean, sd), by
 /// Newton's method kept inside a bisection bracket.
 fn mixture_quantile(components: &[(f64, f64, f64)], level: f64) -> f64 {
-    let cdf_pdf = |x: f64| {
-        components.iter().fold((0.0, 0.0), |(c, d), &(w, m, s)| {
-            let z = (x - m) / s;
-            let density = (-z * z / 2.0).exp() / (s * (2.0 * std::f64::consts::PI).sqrt());
-            (c + w * normal_cdf(z), d + w * density)
-        })
+    // The mixture's cdf, density and the density's derivative at x.
+    let evaluate = |x: f64| {
+        components
+            .iter()
+            .fold((0.0, 0.0, 0.0), |(c, d, slope), &(w, m, s)| {
+                let z = (x - m) / s;
+                let density = (-z * z / 2.0).exp() / (s * (2.0 * std::f64::consts::PI).sqrt());
+                (
+                    c + w * normal_cdf(z),
+                    d + w * density,
+                    slope - w * density * z / s,
+                )
+            })
     };
     let mut low = components
         .iter()
@@ -232,21 +248,32 @@ fn mixture_quantile(components: &[(f64, f64, f64)], level: f64) -> f64 {
         .iter()
         .map(|(_, m, s)| m + 10.0 * s)
         .fold(f64::NEG_INFINITY, f64::max);
+    // Start from the normal of the mixture's mean and variance, and take
+    // Halley's steps (cubic convergence): two or three evaluations of the
+    // mixture where bisection would take fifty.
     let mean: f64 = components.iter().map(|(w, m, _)| w * m).sum();
-    let mut x = mean;
+    let variance: f64 = components
+        .iter()
+        .map(|(w, m, s)| w * (s * s + (m - mean) * (m - mean)))
+        .sum();
+    let mut x = mean + normal_quantile(level) * variance.sqrt();
+    if !(x > low && x < high) {
+        x = mean;
+    }
     for _ in 0..100 {
-        let (cdf, pdf) = cdf_pdf(x);
-        if (cdf - level).abs() < 1e-12 {
+        let (cdf, pdf, slope) = evaluate(x);
+        let f = cdf - level;
+        if f.abs() < 1e-12 {
             break;
         }
-        if cdf < level {
+        if f < 0.0 {
             low = x;
         } else {
             high = x;
         }
-        let newton = x - (cdf - level) / pdf;
-        x = if pdf > 0.0 && newton > low && newton < high {
-            newton
+        let halley = x - 2.0 * f * pdf / (2.0 * pdf * pdf - f * slope);
+        x = if pdf > 0.0 && halley > low && halley < high {
+            halley
         } else {
             (low + high) / 2.0
         };
