@@ -26,6 +26,7 @@ use pgn960::compression::Compression;
 
 use super::archive::Progress;
 use super::in_place::TEMP_SUFFIX;
+use super::interrupt;
 use super::output::{LineJoin, Outputs};
 use super::temporary::Temporary;
 
@@ -90,11 +91,14 @@ impl<K: Ord + Copy> OutputDir<K> {
         }
         fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
         let probe = dir.join(format!(".probe.{}{TEMP_SUFFIX}", std::process::id()));
+        // Registered before it exists: a signal while it does removes it.
+        let registered = interrupt::register(&probe);
         let written = OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&probe)
             .and_then(|_| fs::remove_file(&probe));
+        drop(registered);
         if let Err(err) = written {
             if output_dir.created {
                 let _ = fs::remove_dir(dir);
