@@ -140,12 +140,26 @@ impl fmt::Display for Compression {
 }
 
 /// The memory an encoder may take, all its threads together: threads are
-/// given up before this is passed, never the level. 256 MiB holds zstd
-/// up to level 18 on two threads (level 19 takes 88 MiB on one thread and
-/// about 300 MiB on two, so it runs on one); xz at its default level 6
-/// takes 94 MiB on one thread and 190 MiB or more on two, one more than
-/// fits only with its smaller levels.
-pub const ENCODER_MEMORY: u64 = 256 << 20;
+/// given up before this is passed, never the level. A level's tables are
+/// bounded so that one thread fits (see [`ZSTD_TABLE_LOG`] and
+/// [`XZ_DICTIONARY`]); several threads of zstd or xz fit only at low
+/// levels, each holding jobs of its own.
+pub const ENCODER_MEMORY: u64 = 16 << 20;
+
+/// The largest zstd hash and chain tables, as logs of their entries of 4
+/// bytes: 4 MiB each. zstd's table gives level 19 a chain table of 64 MiB
+/// and a hash table of 16 MiB (and 128 MiB of window at level 22); its
+/// window is kept up to [`ZSTD_WINDOW_LOG`], so that the file it writes
+/// reads back as written at about its level.
+pub const ZSTD_TABLE_LOG: u32 = 20;
+
+/// The largest zstd window, as a log: 4 MiB (level 16's; 8 MiB from 17).
+pub const ZSTD_WINDOW_LOG: u32 = 22;
+
+/// The largest xz dictionary: 1.5 MiB (presets 3 to 9 have 4 to 64 MiB,
+/// and take 32 to 674 MiB to compress). No preset has this size, so a
+/// file written with it is read back as written at the default level, 6.
+pub const XZ_DICTIONARY: u32 = 3 << 19;
 
 /// How an output is compressed: the format, its level and the threads its
 /// encoder may use (only zstd and xz use more than one), within
@@ -154,8 +168,8 @@ pub const ENCODER_MEMORY: u64 = 256 << 20;
 /// ```
 /// use pgn960::compression::{Compression, Settings};
 ///
-/// let settings = Settings::new(Compression::Zstd).with_level(12)?.with_threads(2);
-/// assert_eq!((settings.level(), settings.threads()), (12, 2));
+/// let settings = Settings::new(Compression::Zstd).with_level(1)?.with_threads(2);
+/// assert_eq!((settings.level(), settings.threads()), (1, 2));
 /// // Level 19 on two threads would pass ENCODER_MEMORY: it takes one.
 /// let settings = Settings::new(Compression::Zstd).with_level(19)?.with_threads(2);
 /// assert_eq!((settings.level(), settings.threads()), (19, 1));
@@ -234,7 +248,13 @@ impl Settings {
                 .get(3)
                 .filter(|b| (b'1'..=b'9').contains(b))
                 .map(|b| u32::from(b - b'0')),
-            Compression::Xz => xz_dictionary(head).map(xz_preset_of_dictionary),
+            Compression::Xz => xz_dictionary(head).map(|dictionary| {
+                if dictionary == u64::from(XZ_DICTIONARY) {
+                    6
+                } else {
+                    xz_preset_of_dictionary(dictionary)
+                }
+            }),
             Compression::Zstd => zstd_window_log(head).map(|window| match window {
                 None => 19,
                 Some(..=19) => 1,
@@ -307,23 +327,28 @@ impl Settings {
             Compression::Gzip => 256 << 10,
             Compression::Bzip2 => 400_000 + 800_000 * u64::from(self.level),
             Compression::Zstd => {
-                let [window, chain, hash] = zstd_table_logs(self.level);
+                let [window, chain, hash] = zstd_bounded_logs(self.level);
                 let tables = (4u64 << chain) + (4u64 << hash) + (1u64 << window);
                 // Several threads: each holds a job of four windows, read
                 // in and written out, beside its own tables.
                 let jobs = if threads > 1 { 8u64 << window } else { 0 };
                 threads * (tables + jobs)
             }
-            // One thread: the figures of xz's manual, by preset.
-            Compression::Xz if threads == 1 => {
-                const MIB: [u64; 10] = [3, 9, 17, 32, 48, 94, 94, 186, 370, 674];
-                MIB[self.level.min(9) as usize] << 20
-            }
-            Compression::Xz => {
+            // One thread: the figures of xz's manual, by preset, up to
+            // preset 2; from 3 on, the dictionary is bounded, and the
+            // match finder takes 11.5 times it (xz's manual: 48 MiB for
+            // preset 4's 4 MiB), with 2 MiB of buffers.
+            Compression::Xz if threads == 1 => match self.level {
+                0 => 3 << 20,
+                1 => 9 << 20,
+                2 => 17 << 20,
+                _ => u64::from(XZ_DICTIONARY) * 23 / 2 + (2 << 20),
+            },
+            Compression::Xz => xz_filters(self.level).map_or(u64::MAX, |filters| {
                 let mut builder = xz2::stream::MtStreamBuilder::new();
-                builder.preset(self.level).threads(self.threads);
+                builder.filters(filters).threads(self.threads);
                 builder.memusage()
-            }
+            }),
         }
     }
 
@@ -342,8 +367,15 @@ impl Settings {
                 flate2::Compression::new(level),
             )),
             Compression::Zstd => {
+                let logs = zstd_bounded_logs(level);
                 let level = i32::try_from(level).expect("zstd's levels are small");
                 let mut encoder = zstd::stream::write::Encoder::new(writer, level)?;
+                if logs != zstd_table_logs(self.level) {
+                    let [window, chain, hash] = logs;
+                    encoder.set_parameter(zstd::stream::raw::CParameter::WindowLog(window))?;
+                    encoder.set_parameter(zstd::stream::raw::CParameter::ChainLog(chain))?;
+                    encoder.set_parameter(zstd::stream::raw::CParameter::HashLog(hash))?;
+                }
                 if self.threads > 1 {
                     encoder.multithread(self.threads)?;
                 }
@@ -354,14 +386,15 @@ impl Settings {
                 bzip2::Compression::new(level),
             )),
             Compression::Xz => {
+                let filters = xz_filters(level).map_err(io::Error::from)?;
                 let stream = if self.threads > 1 {
                     xz2::stream::MtStreamBuilder::new()
-                        .preset(level)
+                        .filters(filters)
                         .threads(self.threads)
                         .check(xz2::stream::Check::Crc64)
                         .encoder()
                 } else {
-                    xz2::stream::Stream::new_easy_encoder(level, xz2::stream::Check::Crc64)
+                    xz2::stream::Stream::new_stream_encoder(&filters, xz2::stream::Check::Crc64)
                 }
                 .map_err(io::Error::from)?;
                 Encoder::Xz(xz2::write::XzEncoder::new_stream(writer, stream))
@@ -382,6 +415,28 @@ impl fmt::Display for Settings {
         }
         Ok(())
     }
+}
+
+/// [`zstd_table_logs`] within [`ZSTD_WINDOW_LOG`] and [`ZSTD_TABLE_LOG`].
+fn zstd_bounded_logs(level: u32) -> [u32; 3] {
+    let [window, chain, hash] = zstd_table_logs(level);
+    [
+        window.min(ZSTD_WINDOW_LOG),
+        chain.min(ZSTD_TABLE_LOG),
+        hash.min(ZSTD_TABLE_LOG),
+    ]
+}
+
+/// The LZMA2 filter of an xz preset, its dictionary within
+/// [`XZ_DICTIONARY`].
+fn xz_filters(preset: u32) -> Result<xz2::stream::Filters, xz2::stream::Error> {
+    let mut options = xz2::stream::LzmaOptions::new_preset(preset)?;
+    if preset >= 3 {
+        options.dict_size(XZ_DICTIONARY);
+    }
+    let mut filters = xz2::stream::Filters::new();
+    filters.lzma2(&options);
+    Ok(filters)
 }
 
 /// The logs of the window, chain table and hash table of a zstd level for
