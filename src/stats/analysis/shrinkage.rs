@@ -224,7 +224,7 @@ fn normal_quantile(p: f64) -> f64 {
 }
 
 /// The `level` quantile of a mixture of normals (weight, mean, sd), by
-/// Newton's method kept inside a bisection bracket.
+/// Halley's method kept inside a bisection bracket.
 fn mixture_quantile(components: &[(f64, f64, f64)], level: f64) -> f64 {
     // The mixture's cdf, density and the density's derivative at x.
     let evaluate = |x: f64| {
