@@ -28,6 +28,7 @@ mod refusals;
 mod samples;
 mod shell;
 mod stats;
+mod stats_dfrc;
 mod stats_research;
 mod stats_simulation;
 mod tag;

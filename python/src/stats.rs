@@ -246,6 +246,7 @@ fn options(group_by: Option<&str>, min_elo: Option<i32>, include_standard: bool)
         include_standard,
         group_by: group_by.map(GroupBy::from_arg),
         min_elo,
+        dfrc: false,
     }
 }
 

@@ -3,7 +3,7 @@
 //! exactly across shards; the tests' summary as JSON; two plots as SVG.
 
 use std::cell::Cell;
-use std::io::{self, BufReader, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -11,8 +11,9 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 use pgn960::input::{self, MmapChoice, Source};
 use pgn960::stats::{
-    ANALYSIS_MEMORY, BoundedTable, GROUP_MEMORY, GroupBy, GroupedAnalysis, Groups, StatsOptions,
-    StatsSummary, StatsTable, count_input_bounded, read_csv,
+    ANALYSIS_MEMORY, BoundedTable, DfrcGroups, DfrcTables, GROUP_MEMORY, GroupBy, GroupedAnalysis,
+    Groups, PositionStats, StatsOptions, StatsSummary, StatsTable, count_input_bounded,
+    is_pairs_header, read_csv, read_pairs_csv, write_pairs_csv,
 };
 
 use super::archive::{ArchiveArgs, InputFailure, InputsRead, for_each_input};
@@ -31,7 +32,8 @@ use super::{EXIT_ERROR, EXIT_OK, interrupt, summary};
 /// position against a model of the ratings and White's advantage fitted to
 /// all positions, its Benjamini-Hochberg q-value, a shrunk estimate of
 /// White's score with its 95% interval, a score interval that counts
-/// draws) and their sums.
+/// draws) and their sums. With --dfrc-pairs, --dfrc-white or --dfrc-black,
+/// the Double FRC games too, by pair of arrays and by each side's array.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   pgn960 stats tcec.pgn.zst -o positions.csv
@@ -39,7 +41,8 @@ use super::{EXIT_ERROR, EXIT_OK, interrupt, summary};
   pgn960 stats --plot scores.svg archive.pgn -o positions.csv
   pgn960 stats --summary tests.json --funnel funnel.svg archive.pgn -o positions.csv
   pgn960 stats shard1.pgn -o a.csv; pgn960 stats shard2.pgn -o b.csv
-  pgn960 stats --merge a.csv b.csv -o all.csv")]
+  pgn960 stats --merge a.csv b.csv -o all.csv
+  pgn960 stats tcec.pgn.zst -o positions.csv --dfrc-pairs pairs.csv --dfrc-white white.csv")]
 pub struct Args {
     #[command(flatten)]
     archive: ArchiveArgs,
@@ -71,8 +74,11 @@ pub struct Args {
     include_standard: bool,
 
     /// The inputs are CSVs written by `pgn960 stats`: combine them into the
-    /// CSV one run over all their archives would have written.
-    #[arg(long, conflicts_with_all = ["group_by", "min_elo", "include_standard"])]
+    /// CSV one run over all their archives would have written: CSVs of
+    /// positions (-o, --dfrc-white, --dfrc-black) into one of positions,
+    /// of pairs (--dfrc-pairs) into one of pairs.
+    #[arg(long, conflicts_with_all = ["group_by", "min_elo", "include_standard",
+                                      "dfrc_pairs", "dfrc_white", "dfrc_black"])]
     merge: bool,
 
     /// Also draw each position's shrunk estimate of White's score with its
@@ -93,6 +99,26 @@ pub struct Args {
     /// with --group-by, and the pooled tests under "within_groups".
     #[arg(long, value_name = "FILE.json")]
     summary: Option<PathBuf>,
+
+    /// Also count the Double FRC games (White and Black start from
+    /// different arrays) and write a row per pair of arrays with games, as
+    /// CSV: White's and Black's array, then the counts, White's score with
+    /// its interval, the averages and the exact sums of -o's rows (none of
+    /// its tests across positions).
+    #[arg(long, value_name = "FILE.csv")]
+    dfrc_pairs: Option<PathBuf>,
+
+    /// Also count the Double FRC games by White's array alone and write
+    /// them as a CSV of -o's columns, tests across arrays included (the
+    /// position is White's array).
+    #[arg(long, value_name = "FILE.csv")]
+    dfrc_white: Option<PathBuf>,
+
+    /// Also count the Double FRC games by Black's array alone and write
+    /// them as a CSV of -o's columns, tests across arrays included (the
+    /// position is Black's array, read from the a-file).
+    #[arg(long, value_name = "FILE.csv")]
+    dfrc_black: Option<PathBuf>,
 }
 
 /// A tag name for `--group-by` (or `year`): not empty, and nothing a tag
@@ -138,6 +164,30 @@ const FUNNEL: OutputKind<()> = OutputKind {
     unnamed_gets_default: true,
 };
 
+/// `--dfrc-pairs`: CSV.
+const DFRC_PAIRS: OutputKind<()> = OutputKind {
+    option: "--dfrc-pairs",
+    what: "the Double FRC pairs' CSV",
+    formats: &[((), "csv")],
+    unnamed_gets_default: true,
+};
+
+/// `--dfrc-white`: CSV.
+const DFRC_WHITE: OutputKind<()> = OutputKind {
+    option: "--dfrc-white",
+    what: "the CSV by White's array",
+    formats: &[((), "csv")],
+    unnamed_gets_default: true,
+};
+
+/// `--dfrc-black`: CSV.
+const DFRC_BLACK: OutputKind<()> = OutputKind {
+    option: "--dfrc-black",
+    what: "the CSV by Black's array",
+    formats: &[((), "csv")],
+    unnamed_gets_default: true,
+};
+
 /// `--summary`: JSON.
 const SUMMARY: OutputKind<()> = OutputKind {
     option: "--summary",
@@ -154,6 +204,11 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let plot_out = open_also(&outputs, &PLOT, args.plot.as_deref())?;
     let funnel_out = open_also(&outputs, &FUNNEL, args.funnel.as_deref())?;
     let summary_out = open_also(&outputs, &SUMMARY, args.summary.as_deref())?;
+    let dfrc_out = DfrcOutputs {
+        pairs: open_also(&outputs, &DFRC_PAIRS, args.dfrc_pairs.as_deref())?,
+        white: open_also(&outputs, &DFRC_WHITE, args.dfrc_white.as_deref())?,
+        black: open_also(&outputs, &DFRC_BLACK, args.dfrc_black.as_deref())?,
+    };
     // Groups beyond the memory budget go to sorted runs in a temporary
     // directory, removed at the end, on an error or a signal.
     let runs = tempfile::Builder::new()
@@ -162,19 +217,40 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         .context("making a temporary directory for the groups")?;
     let _removed_on_signal = interrupt::register(runs.path());
     let (group_memory, findings_memory) = memory();
-    let (groups, grouped, inputs, counted) = if args.merge {
-        merge_inputs(&args)?
+    let (groups, grouped, inputs, counted, dfrc) = if args.merge {
+        match merge_inputs(&args, runs.path(), group_memory)? {
+            Merged::Positions((groups, grouped, inputs, counted)) => {
+                (groups, grouped, inputs, counted, None)
+            }
+            Merged::Pairs(pairs, grouped, inputs) => {
+                refuse_with_pairs(&args)?;
+                write_pairs(pairs, grouped, csv_out, &args.output)?;
+                return outputs.settle(if inputs.failed { EXIT_ERROR } else { EXIT_OK });
+            }
+        }
     } else {
         let mut table = BoundedTable::in_directory(group_memory, runs.path());
-        let (grouped, inputs, counted) = count_inputs(&args, &sources, &mut table)?;
+        let mut dfrc = dfrc_out
+            .any()
+            .then(|| DfrcTables::in_directory(group_memory, runs.path()))
+            .transpose()
+            .context(GROUPS_FILE)?;
+        let (grouped, inputs, counted) =
+            count_inputs(&args, &sources, (&mut table, dfrc.as_mut()))?;
+        let dfrc = dfrc
+            .map(DfrcTables::finish)
+            .transpose()
+            .context(GROUPS_FILE)?;
         (
             table.finish().context(GROUPS_FILE)?,
             grouped,
             inputs,
             counted,
+            dfrc,
         )
     };
     let mut place = (0, 0);
+    let mut pair_rows = 0;
     if inputs.opened > 0 {
         // The tests run once, for every output, a group at a time.
         let analysis =
@@ -216,6 +292,11 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                 .finish(true)
                 .with_context(|| format!("writing {}", name_of(path)))?;
         }
+        if let Some(dfrc) = dfrc {
+            pair_rows = dfrc_out.write(&dfrc, grouped, args.all_positions, findings_memory)?;
+        }
+    } else {
+        dfrc_out.leave()?;
     }
     csv_out
         .finish(inputs.opened > 0)
@@ -226,9 +307,92 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         && !args.archive.quiet
         && inputs.opened > 0
     {
-        print_summary(&args, &summary, place);
+        print_summary(&args, &summary, place, pair_rows);
     }
     Ok(code)
+}
+
+/// The outputs of the Double FRC games, those asked for.
+struct DfrcOutputs<'a> {
+    pairs: Option<(Destination, &'a Path)>,
+    white: Option<(Destination, &'a Path)>,
+    black: Option<(Destination, &'a Path)>,
+}
+
+impl DfrcOutputs<'_> {
+    /// Whether any is asked for: then the Double FRC games are counted.
+    fn any(&self) -> bool {
+        self.pairs.is_some() || self.white.is_some() || self.black.is_some()
+    }
+
+    /// Writes each output asked for: the pairs, and the tables by White's
+    /// and by Black's array as the positions' CSV is written. Returns the
+    /// number of pairs' rows.
+    fn write(
+        self,
+        dfrc: &DfrcGroups,
+        grouped: bool,
+        all_positions: bool,
+        findings_memory: usize,
+    ) -> anyhow::Result<u64> {
+        let mut rows = 0;
+        write_to(self.pairs, |out| {
+            rows = write_pairs_csv(&dfrc.pairs, grouped, out)?;
+            Ok::<_, io::Error>(())
+        })?;
+        for (out, groups) in [(self.white, &dfrc.white), (self.black, &dfrc.black)] {
+            if out.is_none() {
+                continue;
+            }
+            let analysis =
+                GroupedAnalysis::with_memory(groups, findings_memory).context(GROUPS_FILE)?;
+            write_to(out, |out| {
+                analysis.write(groups, grouped, all_positions, out, None::<io::Sink>)
+            })?;
+        }
+        Ok(rows)
+    }
+
+    /// Leaves every output as it was: no input could be read.
+    fn leave(self) -> anyhow::Result<()> {
+        for (out, path) in [self.pairs, self.white, self.black].into_iter().flatten() {
+            out.finish(false)
+                .with_context(|| format!("writing {}", name_of(path)))?;
+        }
+        Ok(())
+    }
+}
+
+/// Refuses the options that have nothing to show of pairs: their CSV has
+/// no tests across positions, and no row for pairs without games.
+fn refuse_with_pairs(args: &Args) -> anyhow::Result<()> {
+    let refused = [
+        (args.summary.is_some(), "--summary"),
+        (args.plot.is_some(), "--plot"),
+        (args.funnel.is_some(), "--funnel"),
+        (args.all_positions, "--all-positions"),
+    ];
+    if let Some((_, option)) = refused.iter().find(|(given, _)| *given) {
+        bail!(
+            "{option}: the CSVs are Double FRC pairs' (--dfrc-pairs), which have no tests across positions and no rows without games; merge them without {option}"
+        );
+    }
+    Ok(())
+}
+
+/// Writes the merged pairs to `-o`.
+fn write_pairs(
+    pairs: Groups,
+    grouped: bool,
+    mut out: Destination,
+    path: &Option<PathBuf>,
+) -> anyhow::Result<()> {
+    let name = match path {
+        Some(path) => name_of(path),
+        None => name_of(Path::new("-")),
+    };
+    write_pairs_csv(&pairs, grouped, &mut out).with_context(|| format!("writing {name}"))?;
+    out.finish(true).with_context(|| format!("writing {name}"))
 }
 
 /// What an error with the groups' temporary files says.
@@ -312,15 +476,24 @@ fn output_name(args: &Args) -> String {
 /// (counting archives) the games counted.
 type Counted = (Groups, bool, InputsRead, Option<StatsSummary>);
 
+/// What `--merge` read: CSVs of positions, or of Double FRC pairs (their
+/// groups named by [`pgn960::stats::pair_key`]), whether grouped, and how
+/// the inputs went.
+enum Merged {
+    Positions(Counted),
+    Pairs(Groups, bool, InputsRead),
+}
+
 fn count_inputs(
     args: &Args,
     sources: &[Source],
-    table: &mut BoundedTable,
+    (table, mut dfrc): (&mut BoundedTable, Option<&mut DfrcTables>),
 ) -> anyhow::Result<(bool, InputsRead, Option<StatsSummary>)> {
     let options = StatsOptions {
         include_standard: args.include_standard,
         group_by: args.group_by.as_deref().map(GroupBy::from_arg),
         min_elo: args.min_elo,
+        dfrc: dfrc.is_some(),
     };
     let mut progress = args.archive.progress(sources);
     let mut summary = StatsSummary::default();
@@ -331,7 +504,7 @@ fn count_inputs(
             opened.reader,
             config,
             &options,
-            table,
+            (&mut *table, dfrc.as_deref_mut()),
             &mut summary,
             |batch| {
                 progress.update(&raw_read, batch.games.len());
@@ -345,20 +518,58 @@ fn count_inputs(
     Ok((options.group_by.is_some(), inputs, Some(summary)))
 }
 
-fn merge_inputs(args: &Args) -> anyhow::Result<Counted> {
+fn merge_inputs(args: &Args, runs: &Path, memory: usize) -> anyhow::Result<Merged> {
     if args.archive.inputs.is_empty() {
         bail!("--merge needs the CSV files to merge");
     }
     let mut table = StatsTable::default();
+    // Pairs can be many: they are merged under the memory budget.
+    let mut pairs: Option<(BoundedTable, PositionStats)> = None;
     let mut grouped_all: Option<bool> = None;
-    for path in &args.archive.inputs {
+    for (index, path) in args.archive.inputs.iter().enumerate() {
         // A CSV compressed by `-o s.csv.gz` reads as it was written; `-`
         // is standard input.
         let source = Source::from_arg(path);
         let opened =
             input::open(&source, MmapChoice::never()).with_context(|| source.to_string())?;
-        let (part, grouped) =
-            read_csv(BufReader::new(opened.reader)).with_context(|| source.to_string())?;
+        let mut reader = BufReader::new(opened.reader);
+        let mut first_line = String::new();
+        reader
+            .read_line(&mut first_line)
+            .with_context(|| source.to_string())?;
+        let of_pairs = is_pairs_header(&first_line);
+        if index == 0 && of_pairs {
+            let folder = runs.join("merged-pairs");
+            std::fs::create_dir(&folder).context(GROUPS_FILE)?;
+            pairs = Some((
+                BoundedTable::in_directory(memory, &folder),
+                PositionStats::default(),
+            ));
+        }
+        if of_pairs != pairs.is_some() {
+            bail!(
+                "{}: a CSV of {}, unlike the CSVs before it; merge CSVs of one kind at a time",
+                path.display(),
+                if of_pairs {
+                    "Double FRC pairs"
+                } else {
+                    "positions"
+                }
+            );
+        }
+        let csv = io::Cursor::new(first_line).chain(reader);
+        let grouped = match pairs.as_mut() {
+            Some((pairs, total)) => {
+                read_pairs_csv(csv, pairs, total).with_context(|| source.to_string())?
+            }
+            None => {
+                let (part, grouped) = read_csv(csv).with_context(|| source.to_string())?;
+                table
+                    .checked_merge(&part)
+                    .with_context(|| source.to_string())?;
+                grouped
+            }
+        };
         match grouped_all {
             Some(before) if before != grouped => bail!(
                 "{}: has {} `group` column, unlike the CSVs before it",
@@ -367,29 +578,31 @@ fn merge_inputs(args: &Args) -> anyhow::Result<Counted> {
             ),
             _ => grouped_all = Some(grouped),
         }
-        table
-            .checked_merge(&part)
-            .with_context(|| source.to_string())?;
+    }
+    let inputs = InputsRead {
+        opened: args.archive.inputs.len(),
+        failed: false,
+    };
+    let grouped = grouped_all.unwrap_or(false);
+    if let Some((pairs, _)) = pairs {
+        let groups = pairs.finish().context(GROUPS_FILE)?;
+        return Ok(Merged::Pairs(groups, grouped, inputs));
     }
     if let Err(column) = table.checked_total() {
         bail!(
             "the sum of `{column}` over all positions is too large to hold; these CSVs cannot be merged"
         );
     }
-    let inputs = InputsRead {
-        opened: args.archive.inputs.len(),
-        failed: false,
-    };
     // The CSVs are read whole: their groups stay in memory.
-    Ok((
+    Ok(Merged::Positions((
         Groups::from(table),
-        grouped_all.unwrap_or(false),
+        grouped,
         inputs,
         None,
-    ))
+    )))
 }
 
-fn print_summary(args: &Args, counts: &StatsSummary, (rows, groups): (u64, u64)) {
+fn print_summary(args: &Args, counts: &StatsSummary, (rows, groups): (u64, u64), pair_rows: u64) {
     let what = if args.include_standard {
         "chess960 and standard"
     } else {
@@ -418,6 +631,18 @@ fn print_summary(args: &Args, counts: &StatsSummary, (rows, groups): (u64, u64))
             "; {} below --min-elo",
             summary::count(counts.below_min_elo, "game", "games")
         ));
+    }
+    if args.dfrc_pairs.is_some() || args.dfrc_white.is_some() || args.dfrc_black.is_some() {
+        text.push_str(&format!(
+            "\n  counted {}",
+            summary::count(counts.dfrc_counted, "dfrc game", "dfrc games")
+        ));
+        if args.dfrc_pairs.is_some() {
+            text.push_str(&format!(
+                " in {}",
+                summary::count(pair_rows, "pair of arrays", "pairs of arrays")
+            ));
+        }
     }
     eprintln!("{text}");
 }

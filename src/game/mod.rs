@@ -101,6 +101,17 @@ impl Reading {
         }
     }
 
+    /// White's and Black's arrays, for a Double FRC game (`dfrc`): two
+    /// legal Chess960 back ranks that differ, Black's read from the a-file.
+    pub fn double_frc(&self) -> Option<(BackRank, BackRank)> {
+        match (self.kind, &self.start) {
+            (Kind::Dfrc, Start::Array(StartArray::DoubleFrc { white, black })) => {
+                Some((*white, *black))
+            }
+            _ => None,
+        }
+    }
+
     /// The number this game should carry: `Some` for Chess960 games, and
     /// for standard games (518) when `include_standard`.
     pub fn id(&self, include_standard: bool) -> Option<BackRank> {
@@ -238,6 +249,11 @@ mod tests {
             ),
         );
         assert_eq!(reading.kind, Kind::Dfrc);
+        let arrays = reading
+            .double_frc()
+            .map(|(w, b)| (w.scharnagl(), b.scharnagl()));
+        assert_eq!(arrays, Some((518, 0)));
+        assert_eq!(read(&format!("[FEN \"{FEN_0}\"]")).double_frc(), None);
         assert_eq!(
             read("[FEN \"8/8/8/8/8/8/8/K6k w - - 0 1\"]").kind,
             Kind::Other

@@ -385,6 +385,12 @@ pub enum ReadCsvError {
         /// The position's Scharnagl number.
         scharnagl: u16,
     },
+    /// A pairs' CSV whose rows are not in the order `pgn960 stats` writes
+    /// them: a pair given twice, or rows moved.
+    OutOfOrder {
+        /// 1-based line of the record.
+        line: u64,
+    },
     /// A Scharnagl number that is no position.
     BadPosition {
         /// 1-based line of the record.
@@ -421,6 +427,10 @@ impl fmt::Display for ReadCsvError {
             ReadCsvError::BadBins { line, message } => {
                 write!(f, "line {line}: `rating_bins`: {message}")
             }
+            ReadCsvError::OutOfOrder { line } => write!(
+                f,
+                "line {line}: a pair again, or after a pair it comes before: rows not in the order `pgn960 stats` writes them"
+            ),
             ReadCsvError::BadPosition { line, scharnagl } => {
                 write!(f, "line {line}: `scharnagl` is {scharnagl}, not 0 to 959")
             }

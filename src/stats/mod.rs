@@ -17,7 +17,8 @@
 //! - `arrow`: the CSV's rows as an Arrow record batch;
 //! - `json`: the summary of the tests across positions;
 //! - `spill`: the table of counts under a memory budget, on disk beyond;
-//! - `grouped`: the tests and outputs over groups read one at a time.
+//! - `grouped`: the tests and outputs over groups read one at a time;
+//! - `dfrc`: Double FRC games by pair of arrays and by each side's array.
 //!
 //! [`count_input`] counts one opened input: the one loop `pgn960 stats`
 //! and the Python module both run.
@@ -25,6 +26,7 @@
 mod analysis;
 mod arrow;
 mod csv;
+mod dfrc;
 mod facts;
 mod findings;
 mod grouped;
@@ -47,6 +49,10 @@ pub use analysis::{
     heterogeneity_power, independence_test, score_interval, shrink, two_sided_normal_p,
 };
 pub use arrow::{analysis_record_batch, record_batch};
+pub use dfrc::{
+    DfrcGames, DfrcGroups, DfrcTables, PAIR_COLUMNS, is_pairs_header, pair_key, pairs_header,
+    read_pairs_csv, write_pairs_csv,
+};
 pub use facts::{
     ELO_RANGE, GameFacts, GameResult, GroupBy, UNKNOWN_GROUP, parse_elo, parse_result, parse_year,
 };
@@ -58,6 +64,7 @@ pub use table::{PositionStats, Rows, StatsTable, Z_95, Z_998, wilson};
 
 use std::io;
 
+use crate::BackRank;
 use crate::game::{KindCounts, Reading};
 use crate::input::Reader;
 use crate::pipeline::{self, PipelineConfig, PipelineError};
@@ -72,6 +79,8 @@ pub struct StatsOptions {
     pub group_by: Option<GroupBy>,
     /// Keep only games where both players are rated at least this.
     pub min_elo: Option<i32>,
+    /// Also count Double FRC games, by pair of arrays ([`DfrcGames`]).
+    pub dfrc: bool,
 }
 
 /// What was read and counted; adds up across batches.
@@ -84,43 +93,82 @@ pub struct StatsSummary {
     /// Games that would have been counted but for `--min-elo` (unrated, or
     /// rated below it).
     pub below_min_elo: u64,
+    /// Double FRC games counted by pair of arrays (with
+    /// [`StatsOptions::dfrc`]); `below_min_elo` counts those left out.
+    pub dfrc_counted: u64,
 }
 
 impl StatsSummary {
     /// Adds another summary to this one.
     pub fn merge(&mut self, other: &StatsSummary) {
         self.kinds.merge(&other.kinds);
-        add_fields!(self, other, counted, below_min_elo);
+        add_fields!(self, other, counted, below_min_elo, dfrc_counted);
     }
 }
 
+/// Where a counted game goes: under its position, or (with
+/// [`StatsOptions::dfrc`]) under its pair of arrays, White's then Black's.
+enum Counted {
+    Position(BackRank),
+    Pair(BackRank, BackRank),
+}
+
+/// Whether and where a game of `reading` is counted, and its facts; a
+/// game left out by `--min-elo` is counted in `summary` as such.
+fn counted(
+    batch: &Batch,
+    reading: &Reading,
+    options: &StatsOptions,
+    summary: &mut StatsSummary,
+) -> Option<(Counted, GameFacts)> {
+    let counted = match reading.id(options.include_standard) {
+        Some(position) => Counted::Position(position),
+        None if options.dfrc => {
+            let (white, black) = reading.double_frc()?;
+            Counted::Pair(white, black)
+        }
+        None => return None,
+    };
+    let facts = GameFacts::of(batch, reading);
+    if let Some(min) = options.min_elo {
+        let rated = |elo: Option<i32>| elo.is_some_and(|elo| elo >= min);
+        if !(rated(facts.white_elo) && rated(facts.black_elo)) {
+            summary.below_min_elo += 1;
+            return None;
+        }
+    }
+    Some((counted, facts))
+}
+
 /// Counts the games of a batch: every Chess960 game (and standard game,
-/// with `include_standard`) under its position, and every game by kind.
-pub fn stats_batch(batch: &Batch, options: &StatsOptions) -> (StatsTable, StatsSummary) {
+/// with `include_standard`) under its position, every Double FRC game
+/// under its pair of arrays (with `dfrc`), and every game by kind.
+pub fn stats_batch(batch: &Batch, options: &StatsOptions) -> (StatsTable, StatsSummary, DfrcGames) {
     let mut table = StatsTable::default();
     let mut summary = StatsSummary::default();
+    let mut pairs = DfrcGames::default();
     for game in &batch.games {
         let reading = Reading::of(batch, game);
         summary.kinds.add(reading.kind);
-        let Some(position) = reading.id(options.include_standard) else {
+        let Some((counted, facts)) = counted(batch, &reading, options, &mut summary) else {
             continue;
         };
-        let facts = GameFacts::of(batch, &reading);
-        if let Some(min) = options.min_elo {
-            let rated = |elo: Option<i32>| elo.is_some_and(|elo| elo >= min);
-            if !(rated(facts.white_elo) && rated(facts.black_elo)) {
-                summary.below_min_elo += 1;
-                continue;
-            }
-        }
         let group = match &options.group_by {
             Some(by) => by.group_of(batch, game, &reading),
             None => String::new(),
         };
-        table.add(&group, position, &facts);
-        summary.counted += 1;
+        match counted {
+            Counted::Position(position) => {
+                table.add(&group, position, &facts);
+                summary.counted += 1;
+            }
+            Counted::Pair(white, black) => {
+                pairs.push(&group, white, black, facts);
+                summary.dfrc_counted += 1;
+            }
+        }
     }
-    (table, summary)
+    (table, summary, pairs)
 }
 
 /// Counts every game of one opened input into `table` and `summary`,
@@ -163,7 +211,7 @@ pub fn count_input<E>(
         reader,
         config,
         |batch| stats_batch(batch, options),
-        |batch, (batch_table, batch_summary)| {
+        |batch, (batch_table, batch_summary, _pairs)| {
             table.merge(&batch_table);
             summary.merge(&batch_summary);
             batch_done(batch)
@@ -203,37 +251,47 @@ impl pipeline::Footprint for BatchGames {
 }
 
 /// [`stats_batch`] game by game: what a count by group adds up.
-pub fn stats_batch_games(batch: &Batch, options: &StatsOptions) -> (BatchGames, StatsSummary) {
+pub fn stats_batch_games(
+    batch: &Batch,
+    options: &StatsOptions,
+) -> (BatchGames, StatsSummary, DfrcGames) {
     let mut games = BatchGames::default();
     let mut summary = StatsSummary::default();
+    let mut pairs = DfrcGames::default();
     for game in &batch.games {
         let reading = Reading::of(batch, game);
         summary.kinds.add(reading.kind);
-        let Some(position) = reading.id(options.include_standard) else {
+        let Some((counted, facts)) = counted(batch, &reading, options, &mut summary) else {
             continue;
         };
-        let facts = GameFacts::of(batch, &reading);
-        if let Some(min) = options.min_elo {
-            let rated = |elo: Option<i32>| elo.is_some_and(|elo| elo >= min);
-            if !(rated(facts.white_elo) && rated(facts.black_elo)) {
-                summary.below_min_elo += 1;
-                continue;
+        let group = options
+            .group_by
+            .as_ref()
+            .map(|by| by.group_of(batch, game, &reading));
+        match counted {
+            Counted::Position(position) => {
+                if let Some(group) = group {
+                    games.names.push_str(&group);
+                }
+                let end = u32::try_from(games.names.len()).expect("a batch holds less than 4 GiB");
+                games.games.push((end, position.scharnagl(), facts));
+                summary.counted += 1;
+            }
+            Counted::Pair(white, black) => {
+                pairs.push(group.as_deref().unwrap_or(""), white, black, facts);
+                summary.dfrc_counted += 1;
             }
         }
-        if let Some(by) = &options.group_by {
-            games.names.push_str(&by.group_of(batch, game, &reading));
-        }
-        let end = u32::try_from(games.names.len()).expect("a batch holds less than 4 GiB");
-        games.games.push((end, position.scharnagl(), facts));
-        summary.counted += 1;
     }
-    (games, summary)
+    (games, summary, pairs)
 }
 
 /// [`count_input`] into a [`BoundedTable`], which writes its groups to
 /// disk beyond its budget: an error writing them ends the count as an
 /// error of `batch_done` would. With `--group-by`, the batches' games are
 /// counted one by one ([`stats_batch_games`]), else in a table per batch.
+/// The Double FRC games (with [`StatsOptions::dfrc`]) go to `dfrc`, also
+/// bounded (without it, they are not counted).
 ///
 /// # Errors
 ///
@@ -242,7 +300,7 @@ pub fn count_input_bounded<E: From<io::Error>>(
     reader: Reader,
     config: PipelineConfig,
     options: &StatsOptions,
-    table: &mut BoundedTable,
+    (table, mut dfrc): (&mut BoundedTable, Option<&mut DfrcTables>),
     summary: &mut StatsSummary,
     mut batch_done: impl FnMut(&Batch) -> Result<(), E>,
 ) -> Result<(), PipelineError<E>> {
@@ -257,8 +315,11 @@ pub fn count_input_bounded<E: From<io::Error>>(
             reader,
             config,
             |batch| stats_batch(batch, options),
-            |batch, (batch_table, batch_summary)| {
+            |batch, (batch_table, batch_summary, pairs)| {
                 table.merge(&batch_table).map_err(spill_error)?;
+                if let Some(dfrc) = dfrc.as_deref_mut() {
+                    dfrc.add_games(&pairs).map_err(spill_error)?;
+                }
                 summary.merge(&batch_summary);
                 batch_done(batch)
             },
@@ -268,8 +329,11 @@ pub fn count_input_bounded<E: From<io::Error>>(
         reader,
         config,
         |batch| stats_batch_games(batch, options),
-        |batch, (games, batch_summary)| {
+        |batch, (games, batch_summary, pairs)| {
             table.add_games(&games).map_err(spill_error)?;
+            if let Some(dfrc) = dfrc.as_deref_mut() {
+                dfrc.add_games(&pairs).map_err(spill_error)?;
+            }
             summary.merge(&batch_summary);
             batch_done(batch)
         },

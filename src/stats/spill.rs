@@ -19,6 +19,7 @@ use tempfile::TempDir;
 use crate::pipeline::btree_bytes;
 
 use super::BatchGames;
+use super::facts::GameFacts;
 use super::table::{PositionStats, Rows, StatsTable};
 
 /// The memory the counts of `stats` may hold before they go to disk, by
@@ -187,30 +188,63 @@ impl BoundedTable {
     /// An error writing the run.
     pub fn add_games(&mut self, games: &BatchGames) -> io::Result<()> {
         for (group, id, facts) in games.iter() {
-            let (rows, new_group) = match self.table.rows_in_mut(group) {
-                Some(rows) => (rows, false),
-                None => (self.table.rows_of(group), true),
-            };
-            let len = rows.len();
-            let stats = rows.entry(id).or_default();
-            let bins = stats.rating_bins.len();
-            stats.add(facts);
-            let grown = (stats.rating_bins.len() - bins) * BIN_BYTES;
-            let rows_grown = btree_bytes::<u16, PositionStats>(rows.len())
-                - if new_group {
-                    0
-                } else {
-                    btree_bytes::<u16, PositionStats>(len)
-                };
-            let name = if new_group {
-                group_entry_bytes(group)
-            } else {
+            self.add_to(group, id, |stats| stats.add(facts))?;
+        }
+        Ok(())
+    }
+
+    /// Adds one game under `group` and position `id`, as
+    /// [`BoundedTable::add_games`].
+    ///
+    /// # Errors
+    ///
+    /// An error writing the run.
+    pub fn add_game(&mut self, group: &str, id: u16, facts: &GameFacts) -> io::Result<()> {
+        self.add_to(group, id, |stats| stats.add(facts))
+    }
+
+    /// Adds the counts of one row under `group` and position `id`, as
+    /// [`BoundedTable::merge`] adds a table's.
+    ///
+    /// # Errors
+    ///
+    /// An error writing the run.
+    pub fn add_row(&mut self, group: &str, id: u16, row: &PositionStats) -> io::Result<()> {
+        self.add_to(group, id, |stats| stats.merge(row))
+    }
+
+    /// Adds to the row of `group` and `id` with `add`, counting what the
+    /// table grows by, and writes the table to disk as a run when it holds
+    /// more than the budget.
+    fn add_to(
+        &mut self,
+        group: &str,
+        id: u16,
+        add: impl FnOnce(&mut PositionStats),
+    ) -> io::Result<()> {
+        let (rows, new_group) = match self.table.rows_in_mut(group) {
+            Some(rows) => (rows, false),
+            None => (self.table.rows_of(group), true),
+        };
+        let len = rows.len();
+        let stats = rows.entry(id).or_default();
+        let bins = stats.rating_bins.len();
+        add(stats);
+        let grown = (stats.rating_bins.len() - bins) * BIN_BYTES;
+        let rows_grown = btree_bytes::<u16, PositionStats>(rows.len())
+            - if new_group {
                 0
+            } else {
+                btree_bytes::<u16, PositionStats>(len)
             };
-            self.held += grown + rows_grown + name;
-            if self.held > self.budget {
-                self.spill()?;
-            }
+        let name = if new_group {
+            group_entry_bytes(group)
+        } else {
+            0
+        };
+        self.held += grown + rows_grown + name;
+        if self.held > self.budget {
+            self.spill()?;
         }
         Ok(())
     }
