@@ -33,6 +33,7 @@ __all__ = [
     "GameBatches",
     "count",
     "stats",
+    "dfrc_stats",
     "_restore_counts",
     "Counts",
     "validate",
@@ -188,6 +189,17 @@ def stats(
 ) -> tuple[pyarrow.Table, dict[str, Any]]:
     """Per-start-position results as ``pgn960 stats`` writes them: the
     table of its CSV and the tests of its ``--summary`` JSON."""
+
+def dfrc_stats(
+    paths: _Inputs,
+    *,
+    group_by: str | None = None,
+    min_elo: int | None = None,
+    all_positions: bool = False,
+    threads: int | None = None,
+) -> dict[str, pyarrow.Table]:
+    """The Double FRC games as ``pgn960 stats --dfrc-pairs --dfrc-white
+    --dfrc-black`` writes them: ``"pairs"``, ``"white"`` and ``"black"``."""
 
 def validate(
     paths: _Inputs, *, moves: bool = True, threads: int | None = None

@@ -327,7 +327,7 @@ page_tests! {
     performance: "docs/performance.md" runs 0;
     library: "docs/library.md" runs 0;
     development: "docs/development.md" runs 0;
-    python: "docs/python.md" runs 11;
+    python: "docs/python.md" runs 12;
 }
 
 #[test]

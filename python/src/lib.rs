@@ -13,7 +13,7 @@
 //! - `inputs`: paths and bytes, threads, Ctrl-C, errors;
 //! - `numbering`: `id`, `position`, `table`;
 //! - `games`: `games`, `iter_games`, `schema`;
-//! - `stats`: `count`, `stats`, `Counts`;
+//! - `stats`: `count`, `stats`, `dfrc_stats`, `Counts`;
 //! - `validate`: `validate`;
 //! - `rewrite`: `tag`, `fix`, `filter`;
 //! - `tables`: Arrow data to pyarrow.
@@ -45,6 +45,7 @@ fn pgn960_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<games::GameBatches>()?;
     m.add_function(wrap_pyfunction!(stats::count, m)?)?;
     m.add_function(wrap_pyfunction!(stats::stats, m)?)?;
+    m.add_function(wrap_pyfunction!(stats::dfrc_stats, m)?)?;
     m.add_function(wrap_pyfunction!(stats::_restore_counts, m)?)?;
     m.add_class::<stats::Counts>()?;
     m.add_function(wrap_pyfunction!(validate::validate, m)?)?;

@@ -7,8 +7,9 @@ use std::path::PathBuf;
 
 use pgn960::game::{Kind, KindCounts};
 use pgn960::stats::{
-    GroupBy, StatsOptions, StatsSummary, StatsTable, TableAnalysis, analysis_record_batch,
-    count_input, read_csv, record_batch, write_analysis_json, write_csv, write_summary_json,
+    BoundedTable, DfrcTables, GROUP_MEMORY, GroupBy, Groups, StatsOptions, StatsSummary,
+    StatsTable, TableAnalysis, analysis_record_batch, count_input, count_input_bounded,
+    pairs_record_batch, read_csv, record_batch, write_analysis_json, write_csv, write_summary_json,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
@@ -333,3 +334,71 @@ pub fn stats<'py>(
     let summary = parse_json(py, &json)?;
     PyTuple::new(py, [table, summary])
 }
+
+/// The Double FRC games of `paths` (White and Black start from different
+/// arrays), as `pgn960 stats --dfrc-pairs --dfrc-white --dfrc-black`
+/// writes them: a dict of three `pyarrow.Table`s, `"pairs"` (a row per
+/// pair of arrays with games: both arrays, the counts, White's score with
+/// its interval, the averages and the exact sums), `"white"` and
+/// `"black"` (tables of `stats`' columns, the position being White's, or
+/// Black's, array, tests across arrays included). `group_by`, `min_elo`
+/// and `all_positions` (for the tables by one side's array) as for
+/// `stats`. The pairs are counted under a memory budget, on disk beyond.
+///
+/// >>> tables = pgn960.dfrc_stats("tcec.pgn.zst")
+#[pyfunction]
+#[pyo3(signature = (paths, *, group_by = None, min_elo = None, all_positions = false, threads = None))]
+pub fn dfrc_stats<'py>(
+    py: Python<'py>,
+    paths: &Bound<'py, PyAny>,
+    group_by: Option<&str>,
+    min_elo: Option<i32>,
+    all_positions: bool,
+    threads: Option<i64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let inputs = inputs(paths)?;
+    let config = config(threads)?;
+    let options = StatsOptions {
+        dfrc: true,
+        ..options(group_by, min_elo, false)
+    };
+    let grouped = options.group_by.is_some();
+    let batches = py.detach(|| {
+        let mut positions = BoundedTable::new(GROUP_MEMORY);
+        let mut dfrc = DfrcTables::new(GROUP_MEMORY);
+        let mut summary = StatsSummary::default();
+        for input in inputs {
+            let name = input.name();
+            let opened = input.open()?;
+            count_input_bounded(
+                opened.reader,
+                config,
+                &options,
+                (&mut positions, Some(&mut dfrc)),
+                &mut summary,
+                |_| interrupted(),
+            )
+            .map_err(|err| run_error(&name, err))?;
+        }
+        let counted = dfrc.finish().map_err(|err| os_error(GROUPS, &err))?;
+        let by_side = |groups: &Groups| {
+            let table = groups.to_table().map_err(|err| os_error(GROUPS, &err))?;
+            Ok::<_, PyErr>(record_batch(&table, grouped, all_positions))
+        };
+        let pairs =
+            pairs_record_batch(&counted.pairs, grouped).map_err(|err| os_error(GROUPS, &err))?;
+        Ok::<_, PyErr>([
+            ("pairs", pairs),
+            ("white", by_side(&counted.white)?),
+            ("black", by_side(&counted.black)?),
+        ])
+    })?;
+    let tables = PyDict::new(py);
+    for (name, batch) in batches {
+        tables.set_item(name, table_of(py, batch.schema(), vec![batch])?)?;
+    }
+    Ok(tables)
+}
+
+/// What an error with the temporary files of the counts says.
+const GROUPS: &str = "the temporary files of the Double FRC counts";

@@ -88,6 +88,32 @@ def test_the_corpus_is_counted_as_the_cli_counts_it(run_cli, tmp_path, corpus):
     assert ours == summary
 
 
+DFRC_OPTIONS = [
+    ([], {}),
+    (["--group-by", "Round", "--min-elo", "3000"], {"group_by": "Round", "min_elo": 3000}),
+    (["--all-positions"], {"all_positions": True}),
+]
+
+
+@pytest.mark.parametrize("cli_options, options", DFRC_OPTIONS, ids=lambda o: str(o))
+def test_dfrc_stats_are_the_clis_three_csvs(run_cli, tmp_path, cli_options, options):
+    inputs = SAMPLES
+    outputs = {name: tmp_path / f"{name}.csv" for name in ("pairs", "white", "black")}
+    run_cli(
+        "stats", "-q", *cli_options, "-o", tmp_path / "positions.csv",
+        *(arg for name, path in outputs.items() for arg in (f"--dfrc-{name}", path)),
+        *inputs,
+    )
+    tables = pgn960.dfrc_stats(inputs, **options)
+    assert sorted(tables) == sorted(outputs)
+    for name, path in outputs.items():
+        assert_table_is_the_csv(tables[name], path.read_text())
+    # The samples' Double FRC games: 10 of TCEC (unrated) and more.
+    assert tables["pairs"].num_rows > (0 if "min_elo" in options else 10)
+    assert tables["pairs"].schema.field("black_scharnagl").type == pa.int32()
+    assert tables["pairs"].schema.field("games").type == pa.uint64()
+
+
 def test_counts_of_shards_add_up_to_one_run(run_cli, tmp_path):
     shards = SAMPLES
     one_run = pgn960.count(shards, group_by="Site")

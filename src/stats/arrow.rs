@@ -12,6 +12,8 @@ use arrow_schema::{DataType, Field, Schema};
 
 use super::analysis::TableAnalysis;
 use super::csv::{Cell, cell_types, for_each_row, header};
+use super::dfrc::{for_each_pair_row, pair_cell_types, pairs_header};
+use super::spill::Groups;
 use super::table::StatsTable;
 
 /// The rows [`write_csv`](super::write_csv) writes, as one record batch
@@ -53,7 +55,35 @@ pub fn analysis_record_batch(
         Ok::<_, std::convert::Infallible>(())
     })
     .unwrap_or_else(|never| match never {});
-    let fields: Vec<Field> = header(grouped)
+    batch_of(header(grouped), columns)
+}
+
+/// The rows [`write_pairs_csv`](super::write_pairs_csv) writes of the
+/// Double FRC pairs, as one record batch with its columns, typed as
+/// [`record_batch`] types them.
+///
+/// # Errors
+///
+/// An error reading the pairs' runs.
+pub fn pairs_record_batch(pairs: &Groups, grouped: bool) -> std::io::Result<RecordBatch> {
+    let mut types: Vec<Cell<'static>> = Vec::new();
+    if grouped {
+        types.push(Cell::Text(""));
+    }
+    types.extend(pair_cell_types());
+    let mut columns: Vec<Column> = types.iter().map(Column::of).collect();
+    for_each_pair_row(pairs, grouped, |cells| {
+        for (column, cell) in columns.iter_mut().zip(cells) {
+            column.append(cell);
+        }
+        Ok::<_, std::io::Error>(())
+    })?;
+    Ok(batch_of(pairs_header(grouped), columns))
+}
+
+/// The record batch of `columns`, named by `names`.
+fn batch_of(names: Vec<&str>, mut columns: Vec<Column>) -> RecordBatch {
+    let fields: Vec<Field> = names
         .into_iter()
         .zip(&columns)
         .map(|(name, column)| Field::new(name, column.data_type(), true))

@@ -246,10 +246,37 @@ fn pair_row(white: u16, black: u16, stats: &PositionStats) -> Vec<Cell<'_>> {
     ]
 }
 
-/// Writes the pairs' CSV: [`pairs_header`], then a row per pair with
-/// games, sorted by group, White's Scharnagl number, then Black's; every
-/// value of a row is computed from its own sums, so a merge of shards'
-/// CSVs is one run's, byte for byte. Returns the number of rows.
+/// Hands every pair's row, as its cells, to `each`: a row per pair with
+/// games, sorted by group, White's Scharnagl number, then Black's, each
+/// starting with its group with `grouped`; every value is computed from
+/// the row's own sums.
+///
+/// # Errors
+///
+/// The first error of `each`, or one reading the runs.
+pub fn for_each_pair_row<E: From<io::Error>>(
+    pairs: &Groups,
+    grouped: bool,
+    mut each: impl FnMut(&[Cell<'_>]) -> Result<(), E>,
+) -> Result<(), E> {
+    pairs.for_each(|key, by_black| {
+        let (group, white) = split_pair_key(key);
+        let mut cells: Vec<Cell<'_>> = Vec::new();
+        for (black, stats) in by_black {
+            cells.clear();
+            if grouped {
+                cells.push(Cell::Text(group));
+            }
+            cells.extend(pair_row(white, *black, stats));
+            each(&cells)?;
+        }
+        Ok(())
+    })
+}
+
+/// Writes the pairs' CSV: [`pairs_header`], then the rows of
+/// [`for_each_pair_row`], so that a merge of shards' CSVs is one run's,
+/// byte for byte. Returns the number of rows.
 ///
 /// # Errors
 ///
@@ -259,21 +286,22 @@ pub fn write_pairs_csv(pairs: &Groups, grouped: bool, out: impl Write) -> io::Re
     csv.write_record(pairs_header(grouped)).map_err(into_io)?;
     let mut rows = 0;
     let mut record: Vec<String> = Vec::new();
-    pairs.for_each(|key, by_black| {
-        let (group, white) = split_pair_key(key);
-        for (black, stats) in by_black {
-            record.clear();
-            if grouped {
-                record.push(group.to_string());
-            }
-            record.extend(pair_row(white, *black, stats).iter().map(Cell::to_text));
-            csv.write_record(&record).map_err(into_io)?;
-            rows += 1;
-        }
+    for_each_pair_row(pairs, grouped, |cells| {
+        record.clear();
+        record.extend(cells.iter().map(Cell::to_text));
+        csv.write_record(&record).map_err(into_io)?;
+        rows += 1;
         Ok::<_, io::Error>(())
     })?;
     csv.flush()?;
     Ok(rows)
+}
+
+/// The type of each column of a pair's row without its group, in order.
+pub(super) fn pair_cell_types() -> Vec<Cell<'static>> {
+    static EMPTY: std::sync::LazyLock<PositionStats> =
+        std::sync::LazyLock::new(PositionStats::default);
+    pair_row(0, 1, &EMPTY)
 }
 
 /// The columns of a pairs' CSV that merging reads: the sums.

@@ -48,10 +48,10 @@ pub use analysis::{
     detectable_shift, detectable_tau, elo_test, firth_logistic, fit_decisive, heterogeneity,
     heterogeneity_power, independence_test, score_interval, shrink, two_sided_normal_p,
 };
-pub use arrow::{analysis_record_batch, record_batch};
+pub use arrow::{analysis_record_batch, pairs_record_batch, record_batch};
 pub use dfrc::{
-    DfrcGames, DfrcGroups, DfrcTables, PAIR_COLUMNS, is_pairs_header, pair_key, pairs_header,
-    read_pairs_csv, write_pairs_csv,
+    DfrcGames, DfrcGroups, DfrcTables, PAIR_COLUMNS, for_each_pair_row, is_pairs_header, pair_key,
+    pairs_header, read_pairs_csv, write_pairs_csv,
 };
 pub use facts::{
     ELO_RANGE, GameFacts, GameResult, GroupBy, UNKNOWN_GROUP, parse_elo, parse_result, parse_year,

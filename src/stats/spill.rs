@@ -321,6 +321,22 @@ impl Groups {
         Merge::open(&self.runs.files)?.for_each(|group, rows| each(group, &rows))
     }
 
+    /// Every group read into one table in memory: for groups known to be
+    /// few and small (the tables by one side's array of Double FRC games
+    /// hold 960 rows a group at most).
+    ///
+    /// # Errors
+    ///
+    /// An error reading the runs.
+    pub fn to_table(&self) -> io::Result<StatsTable> {
+        let mut table = StatsTable::default();
+        self.for_each(|group, rows| {
+            table.rows_of(group).clone_from(rows);
+            Ok::<_, io::Error>(())
+        })?;
+        Ok(table)
+    }
+
     /// Whether the groups went to disk.
     pub fn spilled(&self) -> bool {
         !self.runs.files.is_empty()
