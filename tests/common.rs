@@ -425,11 +425,17 @@ impl Summary {
 }
 
 /// Removes every `[Chess960Id "..."]` and `[Chess960Fritz9Id "..."]` tag
-/// together with the line ending right after it (`\r\n`, `\n` or `\r`).
+/// where a tag can stand: at the start of a line, or after another tag
+/// or a comment on its line; with the line ending right after it when
+/// that is the ending of the line before it or of the next line (as the
+/// ending of a line `tag` inserts is).
 ///
 /// What `tag` may change is exactly these tags, so
 /// `strip_id_lines(output) == strip_id_lines(input)` says that every other
-/// byte is untouched.
+/// byte is untouched. Id-shaped text in a comment (`{ [Chess960Id "5"] }`,
+/// `; [Chess960Id "5"]`, `% [Chess960Id "5"]`) stays, so a rewrite of it
+/// shows; so does an id line's ending unlike its neighbour's (`\n` after
+/// an id in a CRLF game).
 pub fn strip_id_lines(bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(bytes.len());
     let mut copied = 0;
@@ -452,11 +458,42 @@ pub fn strip_id_lines(bytes: &[u8]) -> Vec<u8> {
         if bytes[close] != b'"' || bytes.get(close + 1) != Some(&b']') {
             continue;
         }
+        let before = bytes[..start]
+            .strip_suffix(b"\xef\xbb\xbf")
+            .unwrap_or(&bytes[..start]);
+        let line_start = matches!(before.last(), None | Some(b'\n' | b'\r'));
+        if !line_start && !crate::id_oracle::tag_may_start(&bytes[..start]) {
+            continue;
+        }
         let mut end = close + 2;
-        if bytes[end..].starts_with(b"\r\n") {
-            end += 2;
-        } else if matches!(bytes.get(end), Some(b'\n' | b'\r')) {
-            end += 1;
+        {
+            let ending_after: &[u8] = if bytes[end..].starts_with(b"\r\n") {
+                b"\r\n"
+            } else {
+                match bytes.get(end) {
+                    Some(b'\n') => b"\n",
+                    Some(b'\r') => b"\r",
+                    _ => b"",
+                }
+            };
+            let ending_before: Option<&[u8]> = match before {
+                [] => None,
+                [.., b'\r', b'\n'] => Some(b"\r\n"),
+                [.., b'\n'] => Some(b"\n"),
+                _ => Some(b"\r"),
+            };
+            let next = &bytes[end + ending_after.len()..];
+            let ending_next: &[u8] = match memchr::memchr2(b'\n', b'\r', next) {
+                Some(at) if next[at..].starts_with(b"\r\n") => b"\r\n",
+                Some(at) if next[at] == b'\n' => b"\n",
+                Some(_) => b"\r",
+                None => b"",
+            };
+            if (line_start && ending_before.is_none_or(|ending| ending == ending_after))
+                || ending_next == ending_after
+            {
+                end += ending_after.len();
+            }
         }
         out.extend_from_slice(&bytes[copied..start]);
         copied = end;
@@ -557,12 +594,30 @@ fn line_diff(actual: &[u8], expected: &[u8]) -> String {
 
 #[test]
 fn strip_id_lines_removes_the_tag_and_one_line_ending() {
-    let input = b"[A \"1\"]\r\n[Chess960Id \"5\"]\r\n\r\n[Chess960Fritz9Id \"9\"]\n\n\
-                  [Chess960Id \"5\"]\r[B \"x\"] [Chess960Id \"12\"] 1. e4 [Chess960Id \"x\n";
+    let input = b"[A \"1\"]\r\n[Chess960Id \"5\"]\r\n\r\n[Chess960Fritz9Id \"9\"]\r\n\n\
+                  [Chess960Id \"5\"]\n[B \"x\"] [Chess960Id \"12\"] 1. e4 [Chess960Id \"x\n";
     assert_eq!(
         String::from_utf8_lossy(&strip_id_lines(input)),
         "[A \"1\"]\r\n\r\n\n[B \"x\"]  1. e4 [Chess960Id \"x\n"
     );
+}
+
+/// An id line ending unlike the line before it keeps its ending, and
+/// id-shaped text in comments stays, so that `tag` changing either shows.
+#[test]
+fn strip_id_lines_keeps_foreign_endings_and_ids_in_comments() {
+    assert_eq!(
+        strip_id_lines(b"[A \"1\"]\r\n[Chess960Id \"5\"]\n\r\n*\r\n"),
+        b"[A \"1\"]\r\n\n\r\n*\r\n"
+    );
+    for text in [
+        &b"[A \"1\"]\n\n1. e4 { [Chess960Id \"5\"] } *\n"[..],
+        b"[A \"1\"]\n; [Chess960Id \"5\"]\n\n*\n",
+        b"[A \"1\"]\n% [Chess960Fritz9Id \"5\"]\n\n*\n",
+        b"[A \"1\"]\n\n1. e4 {[Chess960Id \"5\"]} *\n",
+    ] {
+        assert_eq!(strip_id_lines(text), text);
+    }
 }
 
 #[test]

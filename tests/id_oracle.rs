@@ -7,12 +7,45 @@
 //! ending), and it replaces the value of an id tag with a number. Anything
 //! else in the output that is not in the input is a lost or changed byte.
 
+/// Where `tag` may edit an input, as the generator that wrote it
+/// recorded: the input offsets where whole id lines may go in (a line
+/// start inside a tag section: after a tag line or a comment line of its
+/// own, or before the first tag line), each with the line ending the new
+/// lines must take there, and the input ranges of the id tags' values it
+/// may rewrite.
+#[derive(Clone, Debug, Default)]
+pub struct Places {
+    /// Input offsets where id lines may be inserted, and their ending.
+    pub inserts: Vec<(usize, &'static [u8])>,
+    /// Input ranges of id tag values (between the quotes).
+    pub values: Vec<std::ops::Range<usize>>,
+}
+
 /// Where `output` departs from `input` other than by `tag`'s two edits,
 /// as a message naming the offsets; `None` when it does not.
+///
+/// Without a record of the tag sections, the edits are held to what a
+/// tag can look like: a rewritten value belongs to a tag that starts its
+/// line or follows a tag (`]`) or a comment (`}`) on it, not one inside a
+/// comment (`{ [Chess960Id "5"] }`, `; [Chess960Id "5"]`); and an inserted
+/// id line ends as the line before it or the line after it does (no `\n`
+/// after a new id in a CRLF game).
 pub fn id_edits_only(input: &[u8], output: &[u8]) -> Option<String> {
+    edits_beside(input, output, None)
+}
+
+/// [`id_edits_only`], and every edit at a place the generator recorded
+/// (`places`): id lines inserted only at its insertion points, values
+/// rewritten only in its id tags.
+pub fn id_edits_at(input: &[u8], output: &[u8], places: &Places) -> Option<String> {
+    edits_beside(input, output, Some(places))
+}
+
+fn edits_beside(input: &[u8], output: &[u8], places: Option<&Places>) -> Option<String> {
     let (mut i, mut j) = (0, 0);
     // Bytes before `synced` (in the output) have been matched for good.
     let mut synced = 0;
+    let mut refused = String::new();
     loop {
         while i < input.len() && j < output.len() && input[i] == output[j] {
             i += 1;
@@ -23,7 +56,7 @@ pub fn id_edits_only(input: &[u8], output: &[u8]) -> Option<String> {
         }
         // A value being rewritten: the output since its last `[` reads as
         // an id tag's name and opening quote, then digits.
-        if let Some(open) = id_value_open(&output[synced..j]) {
+        if let Some((bracket, open)) = id_value_open(&output[synced..j]) {
             let value_start = synced + open;
             let back = j - value_start;
             let input_value = i - back;
@@ -34,22 +67,78 @@ pub fn id_edits_only(input: &[u8], output: &[u8]) -> Option<String> {
                 && out_end > value_start
                 && (in_end, out_end) != (i, j)
             {
-                i = in_end;
-                j = out_end;
-                synced = j;
-                continue;
+                let allowed = match places {
+                    Some(places) => places.values.contains(&(input_value..in_end)),
+                    None => tag_may_start(&output[..synced + bracket]),
+                };
+                if allowed {
+                    i = in_end;
+                    j = out_end;
+                    synced = j;
+                    continue;
+                }
+                refused = format!(
+                    "; the value at input byte {input_value} is not {}",
+                    if places.is_some() {
+                        "in an id tag the generator wrote"
+                    } else {
+                        "in a tag (it is inside a comment or text)"
+                    }
+                );
             }
         }
         // Inserted id lines: the latest `[` at or before the departure
-        // where whole id lines begin and the input resumes after them.
+        // where whole id lines begin and the input resumes after them,
+        // each line ending as the input's line before them does.
         let inserted = (synced..output.len().min(j + 1))
             .rev()
             .filter(|&at| output[at] == b'[')
             .find_map(|at| {
-                let len = id_lines_len(&output[at..])?;
-                let resumed_in = i - (j - at);
+                let lines = id_lines(&output[at..]);
+                let len: usize = lines.iter().map(|(len, _)| len).sum();
+                let resumed_in = i.checked_sub(j - at)?;
                 // The inserted lines end past the departure point.
-                (at + len > j).then_some((at, len, resumed_in))
+                if len == 0 || at + len <= j {
+                    return None;
+                }
+                let neighbours: Vec<&[u8]> = match places {
+                    Some(places) => {
+                        let Some(&(_, ending)) =
+                            places.inserts.iter().find(|(at, _)| *at == resumed_in)
+                        else {
+                            refused = format!(
+                                "; an id line inserted at input byte {resumed_in}, \
+                                 not at a place the generator recorded in a tag section"
+                            );
+                            return None;
+                        };
+                        vec![ending]
+                    }
+                    None => [
+                        ending_before(input, resumed_in),
+                        ending_of_line_at(input, resumed_in),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .collect(),
+                };
+                if !neighbours.is_empty()
+                    && let Some((_, ending)) = lines
+                        .iter()
+                        .find(|(_, ending)| !neighbours.contains(ending))
+                {
+                    refused = format!(
+                        "; an id line inserted at input byte {resumed_in} ends with {:?}, \
+                         the lines beside it with {:?}",
+                        String::from_utf8_lossy(ending),
+                        neighbours
+                            .iter()
+                            .map(|ending| String::from_utf8_lossy(ending))
+                            .collect::<Vec<_>>()
+                    );
+                    return None;
+                }
+                Some((at, len, resumed_in))
             });
         if let Some((at, len, resumed_in)) = inserted {
             i = resumed_in;
@@ -58,25 +147,76 @@ pub fn id_edits_only(input: &[u8], output: &[u8]) -> Option<String> {
             continue;
         }
         return Some(format!(
-            "input byte {i} ({:?}) and output byte {j} ({:?}) differ, and not by an id tag",
+            "input byte {i} ({:?}) and output byte {j} ({:?}) differ, and not by an id tag{refused}",
             String::from_utf8_lossy(&input[i..input.len().min(i + 40)]),
             String::from_utf8_lossy(&output[j..output.len().min(j + 40)]),
         ));
     }
 }
 
+/// The line ending that ends `bytes[..at]`: `None` at the start (or after
+/// a byte-order mark there), an empty ending (which no line has) when
+/// `at` is no line start or falls between the `\r` and `\n` of a CRLF.
+fn ending_before(bytes: &[u8], at: usize) -> Option<&'static [u8]> {
+    let head = &bytes[..at];
+    if head.is_empty() || head == b"\xef\xbb\xbf" {
+        return None;
+    }
+    Some(match head {
+        [.., b'\r', b'\n'] => b"\r\n",
+        [.., b'\n'] => b"\n",
+        [.., b'\r'] if bytes.get(at) != Some(&b'\n') => b"\r",
+        _ => b"",
+    })
+}
+
+/// The line ending of the line that starts at `at`; `None` when it has
+/// none (the input's last line).
+fn ending_of_line_at(bytes: &[u8], at: usize) -> Option<&'static [u8]> {
+    let end = at + bytes[at..].iter().position(|&b| b == b'\n' || b == b'\r')?;
+    Some(if bytes[end..].starts_with(b"\r\n") {
+        b"\r\n"
+    } else if bytes[end] == b'\n' {
+        b"\n"
+    } else {
+        b"\r"
+    })
+}
+
+/// Whether a tag may start right after `before`: at the start of a line
+/// (or of the input, or after a byte-order mark), or after another tag
+/// (`]`), a brace comment (`}`) or a game's result (a game may begin
+/// there: `1. c4 * [Event ...`) on its line, spaces between.
+pub fn tag_may_start(before: &[u8]) -> bool {
+    let before = before.strip_suffix(b"\xef\xbb\xbf").unwrap_or(before);
+    let spaces = before
+        .iter()
+        .rev()
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .count();
+    let before = &before[..before.len() - spaces];
+    if [&b"*"[..], b"1-0", b"0-1", b"1/2-1/2"]
+        .iter()
+        .any(|result| before.ends_with(result))
+    {
+        return true;
+    }
+    matches!(before.last(), None | Some(b'\n' | b'\r' | b']' | b'}'))
+}
+
 const NAMES: [&[u8]; 2] = [b"Chess960Id", b"Chess960Fritz9Id"];
 
 /// If `text` ends inside an id tag's value — `[`, the name, spaces, `"`,
-/// then digits — the offset of the value's first byte.
-fn id_value_open(text: &[u8]) -> Option<usize> {
+/// then digits — the offsets of the `[` and of the value's first byte.
+fn id_value_open(text: &[u8]) -> Option<(usize, usize)> {
     let open = text.iter().rposition(|&b| b == b'[')?;
     let rest = &text[open + 1..];
     let rest = trim_start(rest);
     let name = NAMES.iter().find(|name| rest.starts_with(name))?;
     let after_name = trim_start(&rest[name.len()..]);
     let (&quote, value) = after_name.split_first()?;
-    (quote == b'"' && value.iter().all(u8::is_ascii_digit)).then(|| text.len() - value.len())
+    (quote == b'"' && value.iter().all(u8::is_ascii_digit))
+        .then(|| (open, text.len() - value.len()))
 }
 
 /// The offset of the `"` that closes a value starting at `start` (a `\`
@@ -94,30 +234,34 @@ fn value_end(bytes: &[u8], start: usize) -> Option<usize> {
     None
 }
 
-/// How long the run of whole id lines (name, space, quoted number, `]`,
-/// line ending) at the start of `bytes` is; `None` when none starts there.
-fn id_lines_len(bytes: &[u8]) -> Option<usize> {
+/// The run of whole id lines (name, space, quoted number, `]`, line
+/// ending) at the start of `bytes`: each line's length and line ending.
+fn id_lines(bytes: &[u8]) -> Vec<(usize, &'static [u8])> {
+    let mut lines = Vec::new();
     let mut len = 0;
-    while let Some(line) = id_line_len(&bytes[len..]) {
-        len += line;
+    while let Some(line) = id_line(&bytes[len..]) {
+        len += line.0;
+        lines.push(line);
     }
-    (len > 0).then_some(len)
+    lines
 }
 
-fn id_line_len(bytes: &[u8]) -> Option<usize> {
+fn id_line(bytes: &[u8]) -> Option<(usize, &'static [u8])> {
     let rest = bytes.strip_prefix(b"[")?;
     let name = NAMES.iter().find(|name| rest.starts_with(name))?;
     let rest = rest[name.len()..].strip_prefix(b" \"")?;
     let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
     let rest = rest[digits..].strip_prefix(b"\"]")?;
-    let ending = if rest.starts_with(b"\r\n") {
-        2
-    } else if matches!(rest.first(), Some(b'\n' | b'\r')) {
-        1
+    let ending: &'static [u8] = if rest.starts_with(b"\r\n") {
+        b"\r\n"
+    } else if rest.first() == Some(&b'\n') {
+        b"\n"
+    } else if rest.first() == Some(&b'\r') {
+        b"\r"
     } else {
         return None;
     };
-    (digits > 0).then_some(1 + name.len() + 2 + digits + 2 + ending)
+    (digits > 0).then_some((1 + name.len() + 2 + digits + 2 + ending.len(), ending))
 }
 
 fn trim_start(bytes: &[u8]) -> &[u8] {
@@ -130,14 +274,14 @@ fn trim_start(bytes: &[u8]) -> &[u8] {
 
 #[cfg(test)]
 mod tests {
-    use super::id_edits_only;
+    use super::{Places, id_edits_at, id_edits_only};
 
     #[test]
     fn inserted_lines_and_rewritten_values_are_allowed() {
         let input = b"[Event \"x\"]\r\n[Chess960Id \"517\"]\r\n\r\n1. e4 *\r\n[Event \"y\"]\n\n*\n";
         let output =
             b"[Event \"x\"]\r\n[Chess960Id \"5\"]\r\n[Chess960Fritz9Id \"12\"]\r\n\r\n1. e4 *\r\n\
-                       [Chess960Id \"0\"]\n[Event \"y\"]\n\n*\n";
+                       [Chess960Id \"0\"]\r\n[Event \"y\"]\n\n*\n";
         assert_eq!(id_edits_only(input, output), None);
         assert_eq!(id_edits_only(input, input), None);
         // An id line inserted at the very end, or between equal lines.
@@ -171,6 +315,71 @@ mod tests {
                 id_edits_only(input, output).is_some(),
                 "missed: {:?}",
                 String::from_utf8_lossy(output)
+            );
+        }
+    }
+
+    /// The bugs the first oracle let through: an id-shaped text in a
+    /// comment, a `;` line or a `%` line rewritten; a new id line ending
+    /// `\n` in a CRLF game.
+    #[test]
+    fn ids_in_comments_and_foreign_line_endings_are_found() {
+        let input = b"[Event \"x\"]\r\n[FEN \"f\"]\r\n{ [Chess960Id \"5\"] }\r\n\r\n\
+                      1. e4 { [Chess960Id \"6\"] } ; [Chess960Id \"7\"]\r\n% [Chess960Id \"8\"]\r\n*\r\n";
+        let good = b"[Event \"x\"]\r\n[FEN \"f\"]\r\n[Chess960Id \"0\"]\r\n{ [Chess960Id \"5\"] }\r\n\r\n\
+                     1. e4 { [Chess960Id \"6\"] } ; [Chess960Id \"7\"]\r\n% [Chess960Id \"8\"]\r\n*\r\n";
+        assert_eq!(id_edits_only(input, good), None);
+        let text = String::from_utf8_lossy(good).into_owned();
+        for (from, to) in [
+            ("{ [Chess960Id \"5\"]", "{ [Chess960Id \"0\"]"),
+            ("{ [Chess960Id \"6\"]", "{ [Chess960Id \"0\"]"),
+            ("; [Chess960Id \"7\"]", "; [Chess960Id \"0\"]"),
+            ("% [Chess960Id \"8\"]", "% [Chess960Id \"0\"]"),
+            ("[Chess960Id \"0\"]\r\n", "[Chess960Id \"0\"]\n"),
+            ("[Chess960Id \"0\"]\r\n", "[Chess960Id \"0\"]\r"),
+        ] {
+            let bad = text.replacen(from, to, 1);
+            assert!(
+                id_edits_only(input, bad.as_bytes()).is_some(),
+                "missed: {bad:?}"
+            );
+        }
+        // A tag after another on one line, or after a comment, may be
+        // rewritten.
+        assert_eq!(
+            id_edits_only(
+                b"[A \"1\"] {c} [Chess960Id \"5\"]\n\n*\n",
+                b"[A \"1\"] {c} [Chess960Id \"9\"]\n\n*\n"
+            ),
+            None
+        );
+    }
+
+    /// With the generator's record, edits only at the places it names:
+    /// not after the blank line, not inside a comment on lines of its own.
+    #[test]
+    fn edits_are_held_to_the_recorded_places() {
+        let input = b"[Event \"x\"]\n{\n[Chess960Id \"5\"]\n}\n[Chess960Id \"7\"]\n\n*\n";
+        let value = input.windows(2).rposition(|w| w == b"7\"").expect("the 7");
+        let section_end = input.len() - 3;
+        let places = Places {
+            inserts: vec![(12, b"\n"), (section_end, b"\n")],
+            values: std::iter::once(value..value + 1).collect(),
+        };
+        let fine = b"[Event \"x\"]\n{\n[Chess960Id \"5\"]\n}\n[Chess960Id \"3\"]\n[Chess960Fritz9Id \"9\"]\n\n*\n";
+        assert_eq!(id_edits_at(input, fine, &places), None);
+        for bad in [
+            // The id-shaped line inside the comment rewritten.
+            &b"[Event \"x\"]\n{\n[Chess960Id \"3\"]\n}\n[Chess960Id \"7\"]\n\n*\n"[..],
+            // An id line inside the comment.
+            b"[Event \"x\"]\n{\n[Chess960Fritz9Id \"9\"]\n[Chess960Id \"5\"]\n}\n[Chess960Id \"7\"]\n\n*\n",
+            // An id line after the blank line.
+            b"[Event \"x\"]\n{\n[Chess960Id \"5\"]\n}\n[Chess960Id \"7\"]\n\n[Chess960Fritz9Id \"9\"]\n*\n",
+        ] {
+            assert!(
+                id_edits_at(input, bad, &places).is_some(),
+                "missed: {:?}",
+                String::from_utf8_lossy(bad)
             );
         }
     }
