@@ -440,3 +440,75 @@ fn groups_on_disk_give_the_outputs_of_groups_in_memory() {
         );
     }
 }
+
+/// `stats --dfrc-pairs` over 300,000 distinct pairs of arrays (of the
+/// 920,640 there are), one game each, at eight threads: some 100 MB of
+/// pairs in memory, beyond the limit, so they must go to disk as sorted
+/// runs. The CSV holds a row for each pair, sorted by White's Scharnagl
+/// number, then Black's (the oracle: the pairs chosen, sorted here).
+#[test]
+fn pairs_of_arrays_in_bounded_memory() {
+    let Some(enforcer) = enforcer("pairs_of_arrays_in_bounded_memory") else {
+        return;
+    };
+    const PAIRS: u64 = 300_000;
+    const ALL: u64 = 960 * 959;
+    let ranks: Vec<String> = pgn960::BackRank::all()
+        .map(|rank| rank.to_string())
+        .collect();
+    // Every pair once at most (7919 is prime to 960 · 959), White's
+    // array any, Black's any other.
+    let mut pairs: Vec<(u64, u64)> = (0..PAIRS)
+        .map(|i| {
+            let p = i * 7919 % ALL;
+            let (white, other) = (p / 959, p % 959);
+            (white, if other < white { other } else { other + 1 })
+        })
+        .collect();
+    let mut bytes = Vec::with_capacity(90 * PAIRS as usize);
+    for (white, black) in &pairs {
+        let _ = write!(
+            bytes,
+            "[FEN \"{}/pppppppp/8/8/8/8/PPPPPPPP/{} w - - 0 1\"]\n[Result \"1-0\"]\n\n1-0\n\n",
+            ranks[*black as usize].to_ascii_lowercase(),
+            ranks[*white as usize]
+        );
+    }
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let csv = dir.path().join("pairs.csv");
+    let args = [
+        "stats",
+        "-q",
+        "--threads",
+        "8",
+        "-o",
+        "/dev/null",
+        "--dfrc-pairs",
+        path(&csv),
+    ];
+    let run = Run::pgn960(&args).feed(Feed::Bytes(bytes)).run(&enforcer);
+    let what = "stats --dfrc-pairs over 300,000 pairs";
+    eprintln!("{what}: {:.1?}", run.elapsed);
+    run.assert_within(&enforcer, &[0], what);
+    pairs.sort_unstable();
+    let text = fs::read_to_string(&csv).expect("the CSV is written");
+    let mut lines = text.lines();
+    assert!(
+        lines
+            .next()
+            .expect("a header")
+            .starts_with("white_scharnagl,")
+    );
+    let mut rows = 0;
+    for (line, (white, black)) in lines.zip(&pairs) {
+        let cells: Vec<&str> = line.splitn(8, ',').collect();
+        assert_eq!(
+            (cells[0], cells[3], cells[6]),
+            (white.to_string().as_str(), black.to_string().as_str(), "1"),
+            "{what}: row {rows}"
+        );
+        rows += 1;
+    }
+    assert_eq!(rows, PAIRS, "{what}: {rows} rows");
+    assert_eq!(text.lines().count() as u64, PAIRS + 1, "{what}");
+}
