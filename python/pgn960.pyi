@@ -146,6 +146,11 @@ class Counts:
     @property
     def below_min_elo(self) -> int:
         """The games left out by ``min_elo``."""
+    @property
+    def unplayed(self) -> dict[str, int]:
+        """The games whose result was not played, by reason (``abandoned``,
+        ``rules_infraction``, ``unterminated``, ``emergency``, ``death``):
+        left out, or kept with ``keep_unplayed``."""
     def __add__(self, other: Counts, /) -> Counts: ...
     def __radd__(self, other: Union[Counts, Literal[0]], /) -> Counts: ...
     def table(self, *, all_positions: bool = False) -> pyarrow.Table:
@@ -171,12 +176,14 @@ def count(
     group_by: str | None = None,
     min_elo: int | None = None,
     include_standard: bool = False,
+    keep_unplayed: bool = False,
     threads: int | None = None,
 ) -> Counts:
     """Counts the games of ``paths`` per start position, as
     ``pgn960 stats`` does, optionally per group (``group_by``: a tag name
     or ``"year"``), only games where both players are rated at least
-    ``min_elo``, standard games too as 518 with ``include_standard``."""
+    ``min_elo``, standard games too as 518 with ``include_standard``,
+    games whose result was not played too with ``keep_unplayed``."""
 
 def stats(
     paths: _Inputs,
@@ -184,6 +191,7 @@ def stats(
     group_by: str | None = None,
     min_elo: int | None = None,
     include_standard: bool = False,
+    keep_unplayed: bool = False,
     all_positions: bool = False,
     threads: int | None = None,
 ) -> tuple[pyarrow.Table, dict[str, Any]]:
@@ -242,6 +250,8 @@ def filter(
     kind: _Names | None = None,
     min_elo: int | None = None,
     finding: _Names | None = None,
+    unplayed: _Names | bool | None = None,
+    played: bool = False,
     invert: bool = False,
     threads: int | None = None,
 ) -> dict[str, Any]:
@@ -250,6 +260,11 @@ def filter(
     selected, by kind."""
 
 def _restore_counts(
-    csv: str, grouped: bool, kinds: list[int], counted: int, below_min_elo: int
+    csv: str,
+    grouped: bool,
+    kinds: list[int],
+    counted: int,
+    below_min_elo: int,
+    unplayed: list[int] = ...,
 ) -> Counts:
     """Rebuilds pickled ``Counts``."""

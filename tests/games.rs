@@ -98,7 +98,7 @@ const INT32_COLUMNS: [&str; 8] = [
 ];
 
 /// The columns, in order, as the issue names them.
-const COLUMNS: [&str; 28] = [
+const COLUMNS: [&str; 29] = [
     "file",
     "game",
     "offset",
@@ -127,6 +127,7 @@ const COLUMNS: [&str; 28] = [
     "opening",
     "plies",
     "chess960_id",
+    "unplayed",
 ];
 
 /// Reads a Parquet file back with the parquet crate's reader, checking
@@ -370,7 +371,7 @@ fn the_fixture_reads_as_worked_out_by_hand() {
     // known tag; the mainline is e4 e5 Nf3 Nc6!? Bb5: the variation, the
     // comment (with its "(") and NAG, the escape line and the `;` comment
     // do not count: 5 plies.
-    let expected: [(&str, Option<Cell>); 23] = [
+    let expected: [(&str, Option<Cell>); 24] = [
         ("kind", text("chess960")),
         ("scharnagl", int(0)),
         ("fritz9", int(81)),
@@ -394,6 +395,8 @@ fn the_fixture_reads_as_worked_out_by_hand() {
         ("opening", text("Chess960")),
         ("plies", int(5)),
         ("chess960_id", text("0")),
+        // `normal`: played.
+        ("unplayed", None),
     ];
     for (column, value) in &expected {
         assert_eq!(table.get(0, column), value, "game 1, {column}");
@@ -878,7 +881,7 @@ fn an_empty_input_has_a_header_and_no_rows() {
     let out = dir.path().join("empty.parquet");
     games(&[path(&empty), "-o", path(&out)]);
     let (table, _) = read_parquet(&out);
-    assert_eq!((table.columns.len(), table.rows.len()), (28, 0));
+    assert_eq!((table.columns.len(), table.rows.len()), (29, 0));
     let out = dir.path().join("empty.jsonl");
     fs::write(&out, b"old bytes\n").expect("writable");
     games(&[path(&empty), "-o", path(&out)]);

@@ -165,3 +165,108 @@ fn seed_worked_examples() {
     assert_eq!(BackRank::STANDARD.scharnagl(), 518);
     assert_eq!(BackRank::STANDARD.fritz9(), 359);
 }
+
+/// `table`'s feature columns for all 960 arrays, against what the seed's
+/// arrangement strings say: each expected file is the index of a letter
+/// in the seed's arrangement, a bishop on an odd index (b, d, f, h; a1 is
+/// dark) is the light-squared one, and the mirror's number is the seed's
+/// number of the arrangement read backwards.
+#[test]
+fn table_features_agree_with_the_seed_for_all_960() {
+    let numbers = SeedTables::load().all_numbers();
+    let by_scharnagl: HashMap<u16, &str> = numbers
+        .iter()
+        .map(|(arrangement, (scharnagl, _))| (*scharnagl, arrangement.as_str()))
+        .collect();
+    let file = |i: usize| ((b'a' + i as u8) as char).to_string();
+    let files_of = |arrangement: &str, piece: char| -> Vec<usize> {
+        arrangement
+            .char_indices()
+            .filter(|(_, c)| *c == piece)
+            .map(|(i, _)| i)
+            .collect()
+    };
+    let out = crate::common::pgn960(&["table"], None).ok("table");
+    let mut reader = csv::Reader::from_reader(&out[..]);
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(
+        header[5..],
+        [
+            "king_file",
+            "queen_file",
+            "knight_file_1",
+            "knight_file_2",
+            "queenside_rook_file",
+            "kingside_rook_file",
+            "light_bishop_file",
+            "dark_bishop_file",
+            "mirror_scharnagl"
+        ]
+    );
+    let mut rows = 0;
+    for record in reader.records() {
+        let record = record.unwrap();
+        let scharnagl: u16 = record[0].parse().unwrap();
+        let arrangement = by_scharnagl[&scharnagl];
+        assert_eq!(&record[2], arrangement, "Scharnagl {scharnagl}");
+        let (knights, rooks, bishops) = (
+            files_of(arrangement, 'N'),
+            files_of(arrangement, 'R'),
+            files_of(arrangement, 'B'),
+        );
+        let light = bishops.iter().find(|i| *i % 2 == 1).unwrap();
+        let dark = bishops.iter().find(|i| *i % 2 == 0).unwrap();
+        let mirrored: String = arrangement.chars().rev().collect();
+        let expected = [
+            file(files_of(arrangement, 'K')[0]),
+            file(files_of(arrangement, 'Q')[0]),
+            file(knights[0]),
+            file(knights[1]),
+            file(rooks[0]),
+            file(rooks[1]),
+            file(*light),
+            file(*dark),
+            numbers[&mirrored].0.to_string(),
+        ];
+        let got: Vec<&str> = record.iter().skip(5).collect();
+        assert_eq!(got, expected, "Scharnagl {scharnagl}, {arrangement}");
+        rows += 1;
+    }
+    assert_eq!(rows, 960);
+}
+
+/// The position rows of `stats` end with the feature columns of `table`,
+/// the same values for every one of the 960 positions, grouped or not.
+#[test]
+fn stats_rows_end_with_the_features_of_table() {
+    let table = crate::common::pgn960(&["table"], None).ok("table");
+    let features: HashMap<String, Vec<String>> = csv::Reader::from_reader(&table[..])
+        .records()
+        .map(|record| {
+            let record = record.unwrap();
+            let cells: Vec<String> = record.iter().map(String::from).collect();
+            (cells[0].clone(), cells[5..].to_vec())
+        })
+        .collect();
+    let sample = crate::common::testdata_file("sample.pgn");
+    let sample = sample.to_str().unwrap();
+    for args in [
+        vec!["stats", "-q", "--all-positions", sample],
+        vec!["stats", "-q", "--group-by", "Round", sample],
+    ] {
+        let out = crate::common::pgn960(&args, None).ok("stats");
+        let mut reader = csv::Reader::from_reader(&out[..]);
+        let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+        let width = header.len();
+        let scharnagl = header.iter().position(|h| h == "scharnagl").unwrap();
+        assert_eq!(header[width - 9], "king_file", "{args:?}");
+        let mut rows = 0;
+        for record in reader.records() {
+            let record = record.unwrap();
+            let cells: Vec<String> = record.iter().map(String::from).collect();
+            assert_eq!(cells[width - 9..], features[&cells[scharnagl]], "{args:?}");
+            rows += 1;
+        }
+        assert!(rows > 0, "{args:?}");
+    }
+}

@@ -37,7 +37,14 @@ fn long_options(command: &str) -> Vec<String> {
         .map(str::trim_start)
         .filter(|line| line.starts_with('-'))
         .filter_map(|line| line.split_whitespace().find(|w| w.starts_with("--")))
-        .map(|word| word.trim_end_matches(',').to_string())
+        // An optional value (`--unplayed[=<LIST>]`) is roff of its own.
+        .map(|word| {
+            word.trim_end_matches(',')
+                .split('[')
+                .next()
+                .unwrap_or(word)
+                .to_string()
+        })
         .filter(|option| option != "--help" && option != "--version")
         .collect()
 }

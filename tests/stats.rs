@@ -248,6 +248,8 @@ struct Summary {
     counted: u64,
     rows: u64,
     below_min_elo: u64,
+    /// Games left out as unplayed results.
+    unplayed: u64,
 }
 
 /// The number right before `label` among `words`.
@@ -285,6 +287,12 @@ fn summary(stderr: &str) -> Summary {
     let below = second.iter().position(|w| *w == "below").map_or(0, |at| {
         second[at - 2].parse().expect("a number below --min-elo")
     });
+    let unplayed = second
+        .iter()
+        .position(|w| *w == "unplayed")
+        .map_or(0, |at| {
+            second[at - 1].parse().expect("a number of unplayed games")
+        });
     Summary {
         read,
         chess960: number_before(&words, "chess960", head),
@@ -295,6 +303,7 @@ fn summary(stderr: &str) -> Summary {
         counted: second[1].parse().expect("games counted"),
         rows: second[in_at + 1].parse().expect("rows"),
         below_min_elo: below,
+        unplayed,
     }
 }
 
@@ -456,6 +465,7 @@ fn hand_computed_columns() {
             counted: 13,
             rows: 4,
             below_min_elo: 0,
+            unplayed: 0,
         }
     );
     assert_eq!(csv.sum("games"), 13);
@@ -566,6 +576,7 @@ fn min_elo_keeps_games_where_both_players_reach_it() {
             counted: 3,
             rows: 2,
             below_min_elo: 10,
+            unplayed: 0,
         }
     );
 }
@@ -1022,7 +1033,7 @@ fn assert_thread_count_changes_nothing(path: &str, games: u64, double_frc: u64) 
     let summary = summary(&one.stderr);
     assert_eq!(summary.read, games);
     assert_eq!(summary.dfrc, double_frc);
-    assert_eq!(summary.counted, summary.chess960);
+    assert_eq!(summary.counted + summary.unplayed, summary.chess960);
     assert_eq!(
         summary.read,
         summary.chess960 + summary.standard + summary.dfrc + summary.other + summary.unreadable

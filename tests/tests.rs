@@ -34,5 +34,6 @@ mod stats_simulation;
 mod tag;
 mod tag_properties;
 mod terminal;
+mod unplayed;
 mod validate;
 mod whole_outputs;

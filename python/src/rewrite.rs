@@ -15,16 +15,18 @@ use std::path::{Path, PathBuf};
 
 use pgn960::compression::{Compression, Encoder};
 use pgn960::filter::{
-    Filter, FilterCounts, ListError, PositionSet, Router, codes, kinds, select_batch, write_runs,
+    Filter, FilterCounts, ListError, PositionSet, Router, codes, kinds, reasons, select_batch,
+    write_runs,
 };
 use pgn960::fix::{Action, FixCounts, FixOptions, Spellings, fix_batch};
+use pgn960::game::Unplayed;
 use pgn960::pipeline::{self, Footprint, PipelineConfig};
 use pgn960::position::CastlingNotation;
 use pgn960::split::Batch;
 use pgn960::tag::{TagCounts, TagOptions, apply, tag_batch};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBool, PyDict};
 use tempfile::NamedTempFile;
 
 use crate::inputs::{Input, config, inputs, interrupted, names, os_error, run_error};
@@ -336,13 +338,18 @@ fn positions(
 /// - `min_elo`: both players rated at least this.
 /// - `finding`: games `validate` reports a finding of one of these codes
 ///   or severities for.
+/// - `unplayed`: games whose result was not played, for one of these
+///   reasons (`abandoned`, `rules_infraction`, `unterminated`,
+///   `emergency`, `death`), or `True` for any of them: the games `stats`
+///   leaves out; `played=True`: the games it counts.
 /// - `invert=True`: the games that do not meet them instead.
 ///
 /// Returns the games read and selected, by kind.
 #[pyfunction]
 #[pyo3(signature = (
     src, dst, *, position = None, fritz9 = None, arrangement = None, include_standard = false,
-    kind = None, min_elo = None, finding = None, invert = false, threads = None
+    kind = None, min_elo = None, finding = None, unplayed = None, played = false, invert = false,
+    threads = None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn filter<'py>(
@@ -356,6 +363,8 @@ pub fn filter<'py>(
     kind: Option<&Bound<'py, PyAny>>,
     min_elo: Option<i32>,
     finding: Option<&Bound<'py, PyAny>>,
+    unplayed: Option<&Bound<'py, PyAny>>,
+    played: bool,
     invert: bool,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -364,6 +373,7 @@ pub fn filter<'py>(
     let mut selection = Filter {
         include_standard,
         min_elo,
+        played,
         invert,
         ..Filter::default()
     };
@@ -393,6 +403,22 @@ pub fn filter<'py>(
             Some(codes(&list_of_codes).map_err(|err| {
                 PyValueError::new_err(format!("finding {list_of_codes:?}: {err}"))
             })?);
+    }
+    let unplayed = match unplayed {
+        Some(value) if value.is_instance_of::<PyBool>() => value
+            .extract::<bool>()?
+            .then(|| Unplayed::ALL.map(|reason| reason.name()).join(",")),
+        other => list("unplayed", other)?,
+    };
+    if let Some(list_of_reasons) = unplayed {
+        selection.unplayed = Some(reasons(&list_of_reasons).map_err(|err| {
+            PyValueError::new_err(format!("unplayed {list_of_reasons:?}: {err}"))
+        })?);
+    }
+    if played && selection.unplayed.is_some() {
+        return Err(PyValueError::new_err(
+            "played and unplayed select no game together: give one",
+        ));
     }
     if include_standard && selection.positions.is_none() {
         return Err(PyValueError::new_err(

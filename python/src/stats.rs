@@ -5,11 +5,12 @@
 
 use std::path::PathBuf;
 
-use pgn960::game::{Kind, KindCounts};
+use pgn960::game::{Kind, KindCounts, Unplayed};
 use pgn960::stats::{
     BoundedTable, DfrcTables, GROUP_MEMORY, GroupBy, Groups, StatsOptions, StatsSummary,
-    StatsTable, TableAnalysis, analysis_record_batch, count_input, count_input_bounded,
-    pairs_record_batch, read_csv, record_batch, write_analysis_json, write_csv, write_summary_json,
+    StatsTable, SummaryNotes, TableAnalysis, analysis_record_batch, count_input,
+    count_input_bounded, pairs_record_batch, read_csv, record_batch, write_csv,
+    write_noted_analysis_json, write_summary_json,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
@@ -96,6 +97,19 @@ impl Counts {
     #[getter]
     fn below_min_elo(&self) -> u64 {
         self.summary.below_min_elo
+    }
+
+    /// The games whose result was not played (abandoned, ended by a rules
+    /// infraction, unterminated, ...: see `games`' column `unplayed`), by
+    /// reason: left out of the table, or with `keep_unplayed=True`
+    /// counted in it all the same; zero for counts read from a CSV.
+    #[getter]
+    fn unplayed<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        for reason in Unplayed::ALL {
+            dict.set_item(reason.name(), self.summary.unplayed.get(reason))?;
+        }
+        Ok(dict)
     }
 
     /// The counts of both, exactly: the counts of one run over both runs'
@@ -208,6 +222,7 @@ impl Counts {
             kinds,
             counts.summary.counted,
             counts.summary.below_min_elo,
+            Unplayed::ALL.map(|reason| counts.summary.unplayed.get(reason)),
         );
         let restore = py
             .import(intern!(py, "pgn960"))?
@@ -221,12 +236,14 @@ impl Counts {
 
 /// Rebuilds pickled [`Counts`] (see `Counts.__reduce__`).
 #[pyfunction]
+#[pyo3(signature = (csv, grouped, kinds, counted, below_min_elo, unplayed = Vec::new()))]
 pub fn _restore_counts(
     csv: &str,
     grouped: bool,
     kinds: Vec<u64>,
     counted: u64,
     below_min_elo: u64,
+    unplayed: Vec<u64>,
 ) -> PyResult<Counts> {
     let mut counts = Counts::from_csv("pickled counts", csv.as_bytes())?;
     // A grouped table without rows has no `group` column to tell.
@@ -236,18 +253,29 @@ pub fn _restore_counts(
             counts.summary.kinds.add(kind);
         }
     }
+    for (reason, n) in Unplayed::ALL.into_iter().zip(unplayed) {
+        for _ in 0..n {
+            counts.summary.unplayed.add(reason);
+        }
+    }
     counts.summary.counted = counted;
     counts.summary.below_min_elo = below_min_elo;
     Ok(counts)
 }
 
 /// What to count, as `pgn960 stats`' options.
-fn options(group_by: Option<&str>, min_elo: Option<i32>, include_standard: bool) -> StatsOptions {
+fn options(
+    group_by: Option<&str>,
+    min_elo: Option<i32>,
+    include_standard: bool,
+    keep_unplayed: bool,
+) -> StatsOptions {
     StatsOptions {
         include_standard,
         group_by: group_by.map(GroupBy::from_arg),
         min_elo,
         dfrc: false,
+        keep_unplayed,
     }
 }
 
@@ -255,24 +283,26 @@ fn options(group_by: Option<&str>, min_elo: Option<i32>, include_standard: bool)
 /// does: every Chess960 game (and standard game, as 518, with
 /// `include_standard=True`), in a row per position, or per group and
 /// position with `group_by` (a tag name, or `"year"`), only games where
-/// both players are rated at least `min_elo` when given. `paths` as for
-/// `games`.
+/// both players are rated at least `min_elo` when given, and but for the
+/// games whose result was not played (see `Counts.unplayed`) unless
+/// `keep_unplayed=True`. `paths` as for `games`.
 ///
 /// Returns `Counts`, which add up exactly across shards: see `stats` for
 /// the table and the tests.
 #[pyfunction]
-#[pyo3(signature = (paths, *, group_by = None, min_elo = None, include_standard = false, threads = None))]
+#[pyo3(signature = (paths, *, group_by = None, min_elo = None, include_standard = false, keep_unplayed = false, threads = None))]
 pub fn count(
     py: Python<'_>,
     paths: &Bound<'_, PyAny>,
     group_by: Option<&str>,
     min_elo: Option<i32>,
     include_standard: bool,
+    keep_unplayed: bool,
     threads: Option<i64>,
 ) -> PyResult<Counts> {
     let inputs = inputs(paths)?;
     let config = config(threads)?;
-    let options = options(group_by, min_elo, include_standard);
+    let options = options(group_by, min_elo, include_standard, keep_unplayed);
     py.detach(|| {
         let mut counts = Counts {
             grouped: options.group_by.is_some(),
@@ -303,30 +333,43 @@ fn parse_json<'py>(py: Python<'py>, json: &[u8]) -> PyResult<Bound<'py, PyAny>> 
 
 /// Per-start-position results of `paths`, as `pgn960 stats` writes them:
 /// the table of its CSV (see `Counts.table`) and the tests across
-/// positions of its `--summary` JSON, as a dict (see `Counts.summary`).
+/// positions of its `--summary` JSON, as a dict (see `Counts.summary`),
+/// with its last key, the unplayed games by reason (`unplayed_left_out`,
+/// or with `keep_unplayed=True`, `unplayed_kept`).
 /// The options are `count`'s, and `all_positions=True` for a row for every
 /// one of the 960 positions.
 ///
 /// >>> table, summary = pgn960.stats("games.pgn.zst")
 #[pyfunction]
-#[pyo3(signature = (paths, *, group_by = None, min_elo = None, include_standard = false, all_positions = false, threads = None))]
+#[pyo3(signature = (paths, *, group_by = None, min_elo = None, include_standard = false, keep_unplayed = false, all_positions = false, threads = None))]
+#[allow(clippy::too_many_arguments)]
 pub fn stats<'py>(
     py: Python<'py>,
     paths: &Bound<'py, PyAny>,
     group_by: Option<&str>,
     min_elo: Option<i32>,
     include_standard: bool,
+    keep_unplayed: bool,
     all_positions: bool,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let counts = count(py, paths, group_by, min_elo, include_standard, threads)?;
+    let counts = count(
+        py,
+        paths,
+        group_by,
+        min_elo,
+        include_standard,
+        keep_unplayed,
+        threads,
+    )?;
     // One analysis for both: it holds the simulations of the tests that
     // need them.
     let (batch, json) = py.detach(|| {
         let analysis = TableAnalysis::of(&counts.table);
         let batch = analysis_record_batch(&analysis, counts.grouped, all_positions);
         let mut json = Vec::new();
-        write_analysis_json(&analysis, counts.grouped, &mut json)
+        let notes = SummaryNotes::of_count(counts.summary.unplayed, keep_unplayed);
+        write_noted_analysis_json(&analysis, counts.grouped, &notes, &mut json)
             .expect("writing into memory cannot fail");
         (batch, json)
     });
@@ -360,7 +403,7 @@ pub fn dfrc_stats<'py>(
     let config = config(threads)?;
     let options = StatsOptions {
         dfrc: true,
-        ..options(group_by, min_elo, false)
+        ..options(group_by, min_elo, false, false)
     };
     let grouped = options.group_by.is_some();
     let batches = py.detach(|| {

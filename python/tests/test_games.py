@@ -150,7 +150,7 @@ def test_engines_take_the_table_as_it_is():
 
     games = pgn960.games("testdata/sample.pgn")
     frame = pl.from_arrow(games)
-    assert frame.shape == (8, 28)
+    assert frame.shape == (8, 29)
     assert frame["scharnagl"].dtype == pl.Int32
     kinds = duckdb.sql("SELECT kind, count(*) AS n FROM games GROUP BY kind ORDER BY kind").fetchall()
     assert kinds == [("chess960", 6), ("dfrc", 1), ("standard", 1)]

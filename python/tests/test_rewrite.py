@@ -100,3 +100,21 @@ def test_bad_options_raise_value_errors(run_cli, tmp_path):
     with pytest.raises(ValueError, match="variant_name"):
         pgn960.fix("testdata/sample.pgn", out, variant_name="FRC")
     assert not out.exists()
+
+
+def test_filter_selects_the_unplayed_games_the_cli_selects(run_cli, tmp_path):
+    fixture = TESTDATA / "unplayed.pgn"
+    for cli_options, options in [
+        (["--unplayed"], {"unplayed": True}),
+        (["--unplayed=abandoned,death"], {"unplayed": ["abandoned", "death"]}),
+        (["--played"], {"played": True}),
+    ]:
+        theirs = tmp_path / "cli.pgn"
+        run_cli("filter", "-q", *cli_options, fixture, "-o", theirs)
+        ours = tmp_path / "python.pgn"
+        pgn960.filter(fixture, ours, **options)
+        assert ours.read_bytes() == theirs.read_bytes(), cli_options
+    games = pgn960.games(fixture).to_pydict()
+    assert games["unplayed"][:3] == [None, "abandoned", None]
+    with pytest.raises(ValueError, match='unplayed "forfeit"'):
+        pgn960.filter(fixture, tmp_path / "x.pgn", unplayed="forfeit")

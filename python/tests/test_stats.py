@@ -156,3 +156,22 @@ def test_a_csv_that_cannot_be_merged_is_a_value_error(run_cli, tmp_path):
     with pytest.raises(ValueError) as raised:
         pgn960.Counts.read_csv(bad)
     assert f"pgn960: {raised.value}" == message
+
+
+def test_unplayed_results_are_left_out_as_the_cli_leaves_them_out(run_cli, tmp_path):
+    fixture = TESTDATA / "unplayed.pgn"
+    for cli_options, options in [([], {}), (["--keep-unplayed"], {"keep_unplayed": True})]:
+        text, summary = cli_stats(run_cli, tmp_path, [fixture], *cli_options)
+        table, ours = pgn960.stats(fixture, **options)
+        assert_table_is_the_csv(table, text)
+        assert ours == summary
+    # By hand (see tests/unplayed.rs): of the eight Chess960 games, five
+    # results were not played.
+    reasons = {"abandoned": 2, "rules_infraction": 2, "unterminated": 1, "emergency": 0, "death": 0}
+    counts = pgn960.count(fixture)
+    assert (counts.counted, counts.unplayed) == (3, reasons)
+    assert summary["unplayed_kept"] == reasons
+    kept = pgn960.count(fixture, keep_unplayed=True)
+    assert (kept.counted, kept.unplayed) == (8, reasons)
+    assert pickle.loads(pickle.dumps(counts)).unplayed == reasons
+    assert (counts + kept).unplayed == {reason: 2 * n for reason, n in reasons.items()}

@@ -35,6 +35,7 @@ use super::{EXIT_ERROR, EXIT_OK, summary};
   pgn960 filter --position 518,700-759 archive.pgn -o some.pgn
   pgn960 filter --kind dfrc,other,unreadable --invert dump.pgn.zst -o numbered.pgn.zst
   pgn960 filter --min-elo 2600 --finding error tcec.pgn
+  pgn960 filter --unplayed tcec.pgn.zst -o left-out.pgn
   pgn960 filter --split-by position --output-dir positions --compress zst archive.pgn")]
 pub struct Args {
     #[command(flatten)]
@@ -73,6 +74,19 @@ pub struct Args {
     /// severities (error, warning, info).
     #[arg(long, value_name = "LIST")]
     finding: Vec<String>,
+
+    /// Games whose result was not played, for one of these reasons
+    /// (abandoned, rules_infraction, unterminated, emergency, death; all
+    /// of them when none is given): the games stats leaves out, read from
+    /// their Termination as stats reads it.
+    #[arg(long, value_name = "LIST", num_args = 0..=1, require_equals = true,
+          default_missing_value = "abandoned,rules_infraction,unterminated,emergency,death",
+          conflicts_with = "played")]
+    unplayed: Vec<String>,
+
+    /// Games whose result was played: the games stats counts.
+    #[arg(long)]
+    played: bool,
 
     /// Select the games that do not meet the criteria instead.
     #[arg(long)]
@@ -206,6 +220,7 @@ fn filter_of(args: &Args) -> anyhow::Result<Filter> {
     let mut filter = Filter {
         include_standard: args.include_standard,
         min_elo: args.min_elo,
+        played: args.played,
         invert: args.invert,
         ..Filter::default()
     };
@@ -233,6 +248,8 @@ fn filter_of(args: &Args) -> anyhow::Result<Filter> {
     filter.kinds = read_lists("--kind", &args.kind, filter::kinds)?.map(|lists| lists.concat());
     filter.findings =
         read_lists("--finding", &args.finding, filter::codes)?.map(|lists| lists.concat());
+    filter.unplayed =
+        read_lists("--unplayed", &args.unplayed, filter::reasons)?.map(|lists| lists.concat());
     if args.include_standard
         && filter.positions.is_none()
         && args.split_by != Some(SplitBy::Position)

@@ -12,8 +12,8 @@ use anyhow::{Context, bail};
 use pgn960::input::{self, MmapChoice, Source};
 use pgn960::stats::{
     ANALYSIS_MEMORY, BoundedTable, DfrcGroups, DfrcTables, GROUP_MEMORY, GroupBy, GroupedAnalysis,
-    Groups, PositionStats, StatsOptions, StatsSummary, StatsTable, count_input_bounded,
-    is_pairs_header, read_csv, read_pairs_csv, write_pairs_csv,
+    Groups, PositionStats, StatsOptions, StatsSummary, StatsTable, SummaryNotes,
+    count_input_bounded, is_pairs_header, read_csv, read_pairs_csv, write_pairs_csv,
 };
 
 use super::archive::{ArchiveArgs, InputFailure, InputsRead, for_each_input};
@@ -73,12 +73,22 @@ pub struct Args {
     #[arg(long)]
     include_standard: bool,
 
+    /// Also count the games whose result was not played: a Termination
+    /// that says the game was abandoned (`abandoned`, `stalled connection`,
+    /// TCEC's TerminationDetails `... disconnects`), ended by a rules
+    /// infraction (`rules infraction`, `illegal move`), `unterminated`,
+    /// `emergency` or `death`. Left out by default, and counted by reason
+    /// in the summary; `time forfeit`, `adjudication` and `normal` are
+    /// played.
+    #[arg(long)]
+    keep_unplayed: bool,
+
     /// The inputs are CSVs written by `pgn960 stats`: combine them into the
     /// CSV one run over all their archives would have written: CSVs of
     /// positions (-o, --dfrc-white, --dfrc-black) into one of positions,
     /// of pairs (--dfrc-pairs) into one of pairs.
     #[arg(long, conflicts_with_all = ["group_by", "min_elo", "include_standard",
-                                      "dfrc_pairs", "dfrc_white", "dfrc_black"])]
+                                      "dfrc_pairs", "dfrc_white", "dfrc_black", "keep_unplayed"])]
     merge: bool,
 
     /// Also draw each position's shrunk estimate of White's score with its
@@ -275,6 +285,13 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             };
             (watched, path)
         });
+        // A count of archives notes its unplayed games; CSVs do not
+        // record them.
+        let notes = counted
+            .as_ref()
+            .map_or_else(SummaryNotes::default, |summary| {
+                SummaryNotes::of_count(summary.unplayed, args.keep_unplayed)
+            });
         analysis
             .write(
                 &groups,
@@ -282,6 +299,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                 args.all_positions,
                 &mut csv_out,
                 json.as_mut().map(|(out, _)| out),
+                &notes,
             )
             .with_context(|| match &json {
                 Some((_, path)) if json_failed.get() => format!("writing {}", name_of(path)),
@@ -494,6 +512,7 @@ fn count_inputs(
         group_by: args.group_by.as_deref().map(GroupBy::from_arg),
         min_elo: args.min_elo,
         dfrc: dfrc.is_some(),
+        keep_unplayed: args.keep_unplayed,
     };
     let mut progress = args.archive.progress(sources);
     let mut summary = StatsSummary::default();
@@ -626,6 +645,19 @@ fn print_summary(args: &Args, counts: &StatsSummary, (rows, groups): (u64, u64),
         "pgn960 stats: {}\n  counted {games} in {place}",
         summary::games_by_kind(&counts.kinds, "read")
     );
+    let unplayed = counts.unplayed.total();
+    if unplayed > 0 {
+        text.push_str(&format!(
+            "; {} {} ({})",
+            summary::count(unplayed, "unplayed game", "unplayed games"),
+            if args.keep_unplayed {
+                "kept"
+            } else {
+                "left out"
+            },
+            counts.unplayed
+        ));
+    }
     if args.min_elo.is_some() {
         text.push_str(&format!(
             "; {} below --min-elo",

@@ -58,10 +58,13 @@ pub enum Column {
     Plies,
     /// The last `Chess960Id` tag's value as written.
     Chess960Id,
+    /// Why the game's result was not played
+    /// ([`Unplayed`](crate::game::Unplayed), by name; null when played).
+    Unplayed,
 }
 
 /// The fixed columns, in order.
-pub const COLUMNS: [Column; 28] = [
+pub const COLUMNS: [Column; 29] = [
     Column::File,
     Column::Game,
     Column::Offset,
@@ -90,6 +93,7 @@ pub const COLUMNS: [Column; 28] = [
     Column::Tag(Known::Opening),
     Column::Plies,
     Column::Chess960Id,
+    Column::Unplayed,
 ];
 
 impl Column {
@@ -113,6 +117,7 @@ impl Column {
             Column::BlackElo => "black_elo",
             Column::Plies => "plies",
             Column::Chess960Id => "chess960_id",
+            Column::Unplayed => "unplayed",
         }
     }
 
@@ -132,7 +137,8 @@ impl Column {
             | Column::Kind
             | Column::Position
             | Column::Tag(_)
-            | Column::Chess960Id => ColumnType::Text,
+            | Column::Chess960Id
+            | Column::Unplayed => ColumnType::Text,
         }
     }
 
@@ -166,6 +172,7 @@ fn tag_column_name(known: Known) -> &'static str {
         Known::Opening => "opening",
         Known::Variant => "variant",
         Known::SetUp => "setup",
+        Known::TerminationDetails => "termination_details",
     }
 }
 
@@ -298,7 +305,7 @@ mod tests {
         for (i, name) in names.iter().enumerate() {
             assert!(!names[..i].contains(name), "{name} twice");
         }
-        assert_eq!(schema.len(), 28);
+        assert_eq!(schema.len(), 29);
     }
 
     #[test]

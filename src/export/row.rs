@@ -8,7 +8,7 @@ use std::fmt;
 use std::io;
 use std::sync::{Arc, OnceLock};
 
-use crate::game::{Kind, Known, Reading, Start, is_named, tag_value};
+use crate::game::{Kind, Known, Reading, Start, Unplayed, is_named, tag_value};
 use crate::movetext::mainline_plies;
 use crate::position::{BackRank, StartArray};
 use crate::split::{Batch, Game, LineCounter};
@@ -17,7 +17,7 @@ use crate::stats::{parse_elo, parse_year};
 use super::columns::{COLUMNS, Column, Schema, Value};
 
 /// How many names [`Known`] has: the text of each is kept by its index.
-const KNOWN_TAGS: usize = 15;
+const KNOWN_TAGS: usize = 16;
 
 /// The slot of the last `Chess960Id` value; the `--tags` values follow.
 const CHESS960_ID: u32 = KNOWN_TAGS as u32;
@@ -111,6 +111,8 @@ pub struct GameRow {
     pub black_elo: Option<i32>,
     /// Mainline moves; `None` for a game too long to hold, read in pieces.
     pub plies: Option<u32>,
+    /// Why the game's result was not played; `None` when it was.
+    pub unplayed: Option<Unplayed>,
     /// How many tags were named with `--tags`.
     extra: u32,
 }
@@ -169,6 +171,7 @@ impl GameRow {
             white_elo: value(Known::WhiteElo).and_then(|elo| parse_elo(&elo)),
             black_elo: value(Known::BlackElo).and_then(|elo| parse_elo(&elo)),
             plies: plies(batch, game),
+            unplayed: reading.unplayed(batch),
             values: (first, text.len()),
             extra,
             batch_text: Arc::clone(shared),
@@ -239,6 +242,9 @@ impl GameRow {
             Column::Chess960Id => self
                 .chess960_id()
                 .map_or(Value::Null, |text| Value::Text(text.into())),
+            Column::Unplayed => self.unplayed.map_or(Value::Null, |reason| {
+                Value::Text(Cow::Borrowed(reason.name()))
+            }),
         }
     }
 
@@ -389,7 +395,7 @@ mod tests {
 
     #[test]
     fn known_has_as_many_names_as_rows_keep() {
-        assert_eq!(Known::SetUp as usize, KNOWN_TAGS - 1);
+        assert_eq!(Known::TerminationDetails as usize, KNOWN_TAGS - 1);
     }
 
     #[test]
@@ -424,7 +430,8 @@ mod tests {
             pgn.windows(11).position(|w| w == b"[Event \"D\"]").unwrap()
         );
         let values: Vec<Value<'_>> = second.values("f.pgn").collect();
-        assert_eq!(values.len(), 28);
+        assert_eq!(values.len(), 29);
+        assert_eq!(values[28], Value::Null, "played: no reason");
         assert_eq!(values[0], Value::Text("f.pgn".into()));
         assert_eq!(values[5], Value::Text("dfrc".into()));
         assert_eq!(values[6], Value::Null);

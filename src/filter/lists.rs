@@ -7,7 +7,7 @@
 use std::fmt;
 
 use crate::BackRank;
-use crate::game::{Kind, UnknownKind};
+use crate::game::{Kind, UnknownKind, UnknownReason, Unplayed};
 use crate::position::BackRankError;
 use crate::validate::{Code, Severity};
 
@@ -211,6 +211,25 @@ pub fn kinds(list: &str) -> Result<Vec<Kind>, ListError> {
     Ok(kinds)
 }
 
+/// Reads a list of reasons a result was not played:
+/// `abandoned,rules_infraction` (any case).
+///
+/// # Errors
+///
+/// [`ListError`], naming the first item that is no reason.
+pub fn reasons(list: &str) -> Result<Vec<Unplayed>, ListError> {
+    let mut reasons = Vec::new();
+    for item in items(list)? {
+        let reason = item
+            .parse::<Unplayed>()
+            .map_err(|err| ListError::new(item, Problem::Reason(err)))?;
+        if !reasons.contains(&reason) {
+            reasons.push(reason);
+        }
+    }
+    Ok(reasons)
+}
+
 /// Reads a list of `validate`'s codes and severities
 /// (`error,variant_missing`, any case): the codes they name, a severity
 /// standing for all of its codes.
@@ -290,6 +309,7 @@ enum Problem {
     Backwards(u32, u32),
     Arrangement(BackRankError),
     Kind(UnknownKind),
+    Reason(UnknownReason),
     Finding,
 }
 
@@ -335,6 +355,7 @@ impl fmt::Display for ListError {
             }
             Problem::Arrangement(err) => write!(f, "{item:?}: {err}"),
             Problem::Kind(err) => err.fmt(f),
+            Problem::Reason(err) => err.fmt(f),
             Problem::Finding => {
                 let codes: Vec<&str> = Code::ALL.iter().map(|code| code.name()).collect();
                 write!(

@@ -16,11 +16,11 @@
 mod lists;
 mod route;
 
-pub use lists::{ListError, PositionSet, codes, kinds};
+pub use lists::{ListError, PositionSet, codes, kinds, reasons};
 pub use route::{Router, Run, write_runs};
 
 use crate::BackRank;
-use crate::game::{Kind, KindCounts, Known, Reading, tag_value};
+use crate::game::{Kind, KindCounts, Known, Reading, Unplayed, tag_value};
 use crate::split::Batch;
 use crate::stats::parse_elo;
 use crate::validate::{Code, ValidateOptions, validate_each};
@@ -43,6 +43,12 @@ pub struct Filter {
     pub min_elo: Option<i32>,
     /// Games for which `validate` reports a finding of one of these codes.
     pub findings: Option<Vec<Code>>,
+    /// Games whose result was not played ([`Reading::unplayed`]) for one
+    /// of these reasons.
+    pub unplayed: Option<Vec<Unplayed>>,
+    /// Games whose result was played: those [`Reading::unplayed`] gives no
+    /// reason for.
+    pub played: bool,
     /// Select the games that do not meet the criteria instead.
     pub invert: bool,
 }
@@ -76,6 +82,17 @@ impl Filter {
                 .is_some_and(|rank| positions.contains(rank))
         {
             return false;
+        }
+        if self.played || self.unplayed.is_some() {
+            let reason = reading.unplayed(batch);
+            if self.played && reason.is_some() {
+                return false;
+            }
+            if let Some(reasons) = &self.unplayed
+                && !reason.is_some_and(|reason| reasons.contains(&reason))
+            {
+                return false;
+            }
         }
         if let Some(min) = self.min_elo {
             let rated = |known| {

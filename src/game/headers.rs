@@ -41,9 +41,11 @@ pub enum Known {
     Variant,
     /// `SetUp`
     SetUp,
+    /// `TerminationDetails` (TCEC's)
+    TerminationDetails,
 }
 
-const KNOWN: usize = 15;
+const KNOWN: usize = 16;
 
 impl Known {
     /// The tag's name as PGN writes it.
@@ -64,6 +66,7 @@ impl Known {
             Known::Opening => "Opening",
             Known::Variant => "Variant",
             Known::SetUp => "SetUp",
+            Known::TerminationDetails => "TerminationDetails",
         }
     }
 }
@@ -94,6 +97,10 @@ fn which(name: &[u8]) -> Option<Which> {
         }
         (11, b't') => (b"Termination", Which::Known(Known::Termination)),
         (16, b'c') => (b"Chess960Fritz9Id", Which::Id { fritz9: true }),
+        (18, b't') => (
+            b"TerminationDetails",
+            Which::Known(Known::TerminationDetails),
+        ),
         _ => return None,
     };
     (name == wanted || name.eq_ignore_ascii_case(wanted)).then_some(which)
@@ -208,6 +215,7 @@ mod tests {
             Known::Opening,
             Known::Variant,
             Known::SetUp,
+            Known::TerminationDetails,
         ];
         let mut pgn = String::new();
         for known in names {
@@ -227,16 +235,16 @@ mod tests {
             };
             assert_eq!(headers.get(known), Some(expected), "{known:?}");
         }
-        assert_eq!(headers.fens(), [15, 16]);
+        assert_eq!(headers.fens(), [16, 17]);
         assert_eq!(
             headers.ids(),
             [
                 IdTag {
-                    tag: 17,
+                    tag: 18,
                     fritz9: false
                 },
                 IdTag {
-                    tag: 18,
+                    tag: 19,
                     fritz9: true
                 }
             ]
@@ -265,6 +273,7 @@ mod tests {
             "TimeControX",
             "Terminators",
             "Chess960Fritz9No",
+            "TerminationDetailz",
         ] {
             assert!(which(name.as_bytes()).is_none(), "{name} is none of ours");
         }

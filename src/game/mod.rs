@@ -11,7 +11,9 @@
 //!   another start than the standard array, the start is unknown
 //!   ([`Start::FenMissing`]), never assumed;
 //! - `kind`: the vocabulary, [`Kind`], that summaries, `filter` and
-//!   `games` use.
+//!   `games` use;
+//! - `unplayed`: whether a game's result was played at the board, and
+//!   if not why ([`Unplayed`]), the other vocabulary they share.
 //!
 //! The rules: a `Variant` naming another game makes it [`Kind::Other`],
 //! whatever its FEN; otherwise the start decides, and a game is a Chess960
@@ -26,12 +28,14 @@ mod headers;
 mod kind;
 mod recorded;
 mod start;
+mod unplayed;
 mod variant;
 
 pub use headers::{Headers, IdTag, Known, is_named, tag_value};
 pub use kind::{Kind, KindCounts, UnknownKind};
 pub use recorded::{Recorded, StartRecord, plain_number};
 pub use start::Start;
+pub use unplayed::{UnknownReason, Unplayed, UnplayedCounts};
 pub use variant::{CHESS960_NAMES, COMMON_SPELLINGS, STANDARD_NAMES, Variant, fold};
 
 use crate::position::{BackRank, StartArray};

@@ -1,5 +1,6 @@
 //! Chess960 start arrays: the 960 back ranks, their two numberings, their
-//! FEN forms, and recognising a start array (or a Double FRC pair) on a board.
+//! FEN forms, their features (the files of the pieces, the mirror image),
+//! and recognising a start array (or a Double FRC pair) on a board.
 //!
 //! Everything else in the crate asks this module one question — "which start
 //! is this?" — so it is kept small, allocation-free on the hot path
@@ -21,12 +22,14 @@
 
 mod back_rank;
 mod castling;
+mod features;
 mod fen;
 mod fen_read;
 mod start_array;
 
 pub use back_rank::{BackRank, BackRankError, IdError};
 pub use castling::{CastlingNotation, castling_rooks};
+pub use features::{FEATURE_COLUMNS, FeatureCell, Features, file_letter};
 pub(crate) use fen::check_board_part;
 pub use fen::{FenError, classify_fen, parse_fen_board, parse_placement};
 pub use fen_read::{FenProblem, FenRead, Placement, plain_start_array, read_fen};

@@ -4,7 +4,8 @@
 //!
 //! Columns are only ever added at the end, so that a script reading them
 //! by position keeps working: the 15 of the first version, its 6 sums,
-//! then the research columns and their 3 sums.
+//! then the research columns and their 3 sums, the rating bins, and the
+//! position's features.
 
 use std::fmt;
 use std::io::{self, Read, Write};
@@ -12,6 +13,7 @@ use std::io::{self, Read, Write};
 use serde::Deserialize;
 
 use crate::BackRank;
+use crate::position::{FeatureCell, file_letter};
 
 use super::analysis::{PositionFindings, TableAnalysis};
 use super::rating_bins::RatingBins;
@@ -81,13 +83,19 @@ pub const MODEL_COLUMNS: [&str; 5] = [
 /// rating-difference bin and result (see [`RatingBins`]).
 pub const BIN_COLUMNS: [&str; 1] = ["rating_bins"];
 
+/// The position's features after [`BIN_COLUMNS`], as `table` writes them:
+/// the files of its pieces and its mirror image's Scharnagl number (see
+/// [`Features`](crate::position::Features)). Merging ignores them.
+pub use crate::position::FEATURE_COLUMNS;
+
 /// How many columns a row has, `group` aside.
 pub const WIDTH: usize = COLUMNS.len()
     + EXACT_COLUMNS.len()
     + RESEARCH_COLUMNS.len()
     + ELO_SUM_COLUMNS.len()
     + MODEL_COLUMNS.len()
-    + BIN_COLUMNS.len();
+    + BIN_COLUMNS.len()
+    + FEATURE_COLUMNS.len();
 
 /// Writes a table as CSV: [`write_analysis_csv`] of its
 /// [`TableAnalysis`].
@@ -147,7 +155,8 @@ pub fn into_io(err: csv::Error) -> io::Error {
 
 /// The names of the CSV's columns, in order: `group` (with `grouped`),
 /// [`COLUMNS`], [`EXACT_COLUMNS`], [`RESEARCH_COLUMNS`],
-/// [`ELO_SUM_COLUMNS`], [`MODEL_COLUMNS`], [`BIN_COLUMNS`].
+/// [`ELO_SUM_COLUMNS`], [`MODEL_COLUMNS`], [`BIN_COLUMNS`],
+/// [`FEATURE_COLUMNS`].
 pub fn header(grouped: bool) -> Vec<&'static str> {
     let mut header: Vec<&str> = Vec::with_capacity(WIDTH + 1);
     if grouped {
@@ -159,6 +168,7 @@ pub fn header(grouped: bool) -> Vec<&'static str> {
     header.extend(ELO_SUM_COLUMNS);
     header.extend(MODEL_COLUMNS);
     header.extend(BIN_COLUMNS);
+    header.extend(FEATURE_COLUMNS);
     header
 }
 
@@ -295,6 +305,20 @@ fn row<'a>(id: u16, stats: &'a PositionStats, findings: &PositionFindings) -> [C
     let (wdl_low, wdl_high) = findings.score_interval.unzip();
     let shrunk = findings.shrunk;
     let test = findings.test;
+    let [
+        king,
+        queen,
+        knight_1,
+        knight_2,
+        rook_1,
+        rook_2,
+        light,
+        dark,
+        mirror,
+    ] = rank.features().cells().map(|cell| match cell {
+        FeatureCell::File(file) => Cell::Text(file_letter(file)),
+        FeatureCell::Scharnagl(n) => Cell::Number(n),
+    });
     [
         Cell::Number(id),
         Cell::Number(rank.fritz9()),
@@ -334,6 +358,15 @@ fn row<'a>(id: u16, stats: &'a PositionStats, findings: &PositionFindings) -> [C
         Cell::MaybeCount(test.map(|t| t.decisive)),
         Cell::Decimal(test.map(|t| t.expected)),
         Cell::Bins(&stats.rating_bins),
+        king,
+        queen,
+        knight_1,
+        knight_2,
+        rook_1,
+        rook_2,
+        light,
+        dark,
+        mirror,
     ]
 }
 

@@ -23,7 +23,7 @@ use super::analysis::{
 };
 use super::csv::{WIDTH, for_each_row_of_group, header, into_io};
 use super::findings::GroupFindings;
-use super::json::{GroupedJson, write_tests_json};
+use super::json::{GroupedJson, SummaryNotes, write_tests_json};
 use super::spill::Groups;
 use super::table::{Rows, StatsTable};
 
@@ -223,7 +223,8 @@ impl GroupedAnalysis {
     /// Writes the CSV of [`write_analysis_csv`](super::write_analysis_csv)
     /// to `csv` and, when given, the JSON of
     /// [`write_analysis_json`](super::write_analysis_json) to `json`, byte
-    /// for byte the same, reading `groups` once more (the second pass).
+    /// for byte the same, reading `groups` once more (the second pass),
+    /// with `notes` as its last keys.
     ///
     /// # Errors
     ///
@@ -235,6 +236,7 @@ impl GroupedAnalysis {
         all_positions: bool,
         csv: C,
         json: Option<J>,
+        notes: &SummaryNotes,
     ) -> io::Result<()> {
         let mut csv = csv::Writer::from_writer(csv);
         csv.write_record(header(grouped)).map_err(into_io)?;
@@ -281,11 +283,11 @@ impl GroupedAnalysis {
         }
         csv.flush()?;
         if let Some(json) = grouped_json {
-            json.finish(&self.within)?;
+            json.finish(&self.within, notes)?;
         }
         if let Some(out) = plain_json {
             let tests = first_tests.unwrap_or_else(|| Analysis::of(&Rows::new(), "").tests);
-            write_tests_json(&tests, out)?;
+            write_tests_json(&tests, notes, out)?;
         }
         Ok(())
     }
@@ -362,7 +364,14 @@ mod tests {
         let analysis = GroupedAnalysis::with_memory(&groups, findings_memory).expect("read");
         let (mut csv, mut json) = (Vec::new(), Vec::new());
         analysis
-            .write(&groups, grouped, all_positions, &mut csv, Some(&mut json))
+            .write(
+                &groups,
+                grouped,
+                all_positions,
+                &mut csv,
+                Some(&mut json),
+                &SummaryNotes::default(),
+            )
             .expect("in memory");
         (csv, json, groups.spilled())
     }

@@ -36,8 +36,8 @@ mod spill;
 mod table;
 
 pub use self::csv::{
-    BIN_COLUMNS, COLUMNS, Cell, ELO_SUM_COLUMNS, EXACT_COLUMNS, MODEL_COLUMNS, RESEARCH_COLUMNS,
-    ReadCsvError, for_each_row, for_each_row_of_group, header, into_io, read_csv,
+    BIN_COLUMNS, COLUMNS, Cell, ELO_SUM_COLUMNS, EXACT_COLUMNS, FEATURE_COLUMNS, MODEL_COLUMNS,
+    RESEARCH_COLUMNS, ReadCsvError, for_each_row, for_each_row_of_group, header, into_io, read_csv,
     write_analysis_csv, write_csv,
 };
 pub use analysis::{
@@ -57,7 +57,7 @@ pub use facts::{
     ELO_RANGE, GameFacts, GameResult, GroupBy, UNKNOWN_GROUP, parse_elo, parse_result, parse_year,
 };
 pub use grouped::{ANALYSIS_MEMORY, GroupedAnalysis};
-pub use json::{write_analysis_json, write_summary_json};
+pub use json::{SummaryNotes, write_analysis_json, write_noted_analysis_json, write_summary_json};
 pub use rating_bins::{BIN_WIDTH, MAX_BIN, MAX_DIFFERENCE, RatingBins, rating_bin};
 pub use spill::{BoundedTable, GROUP_MEMORY, Groups};
 pub use table::{PositionStats, Rows, StatsTable, Z_95, Z_998, wilson};
@@ -65,7 +65,7 @@ pub use table::{PositionStats, Rows, StatsTable, Z_95, Z_998, wilson};
 use std::io;
 
 use crate::BackRank;
-use crate::game::{KindCounts, Reading};
+use crate::game::{KindCounts, Reading, UnplayedCounts};
 use crate::input::Reader;
 use crate::pipeline::{self, PipelineConfig, PipelineError};
 use crate::split::Batch;
@@ -81,6 +81,10 @@ pub struct StatsOptions {
     pub min_elo: Option<i32>,
     /// Also count Double FRC games, by pair of arrays ([`DfrcGames`]).
     pub dfrc: bool,
+    /// Count games whose result was not played ([`Reading::unplayed`])
+    /// too; by default they are left out, and counted by reason in
+    /// [`StatsSummary::unplayed`].
+    pub keep_unplayed: bool,
 }
 
 /// What was read and counted; adds up across batches.
@@ -96,12 +100,18 @@ pub struct StatsSummary {
     /// Double FRC games counted by pair of arrays (with
     /// [`StatsOptions::dfrc`]); `below_min_elo` counts those left out.
     pub dfrc_counted: u64,
+    /// Games that would have been counted but for a result that was not
+    /// played, by reason: left out, or with
+    /// [`StatsOptions::keep_unplayed`] counted all the same (and counted
+    /// here too).
+    pub unplayed: UnplayedCounts,
 }
 
 impl StatsSummary {
     /// Adds another summary to this one.
     pub fn merge(&mut self, other: &StatsSummary) {
         self.kinds.merge(&other.kinds);
+        self.unplayed.merge(&other.unplayed);
         add_fields!(self, other, counted, below_min_elo, dfrc_counted);
     }
 }
@@ -114,7 +124,9 @@ enum Counted {
 }
 
 /// Whether and where a game of `reading` is counted, and its facts; a
-/// game left out by `--min-elo` is counted in `summary` as such.
+/// game whose result was not played is counted in `summary` by reason
+/// (and left out but with `keep_unplayed`), and one left out by
+/// `--min-elo` as such.
 fn counted(
     batch: &Batch,
     reading: &Reading,
@@ -129,6 +141,12 @@ fn counted(
         }
         None => return None,
     };
+    if let Some(reason) = reading.unplayed(batch) {
+        summary.unplayed.add(reason);
+        if !options.keep_unplayed {
+            return None;
+        }
+    }
     let facts = GameFacts::of(batch, reading);
     if let Some(min) = options.min_elo {
         let rated = |elo: Option<i32>| elo.is_some_and(|elo| elo >= min);
@@ -142,7 +160,9 @@ fn counted(
 
 /// Counts the games of a batch: every Chess960 game (and standard game,
 /// with `include_standard`) under its position, every Double FRC game
-/// under its pair of arrays (with `dfrc`), and every game by kind.
+/// under its pair of arrays (with `dfrc`), but those whose result was not
+/// played (unless `keep_unplayed`) and those below `min_elo`, and every
+/// game by kind.
 pub fn stats_batch(batch: &Batch, options: &StatsOptions) -> (StatsTable, StatsSummary, DfrcGames) {
     let mut table = StatsTable::default();
     let mut summary = StatsSummary::default();
