@@ -221,13 +221,14 @@ fn dfrc_tables_agree_with_a_count_by_hand_on_the_tcec_archive() {
     let Some(games) = assert_agree(test, &read_pgn(&archive), &outputs) else {
         return;
     };
-    // 1,554 Double FRC games (`../shared/data/README.md`), in the pairs
-    // the count by hand found.
-    assert_eq!(games, 1554);
+    // 1,554 Double FRC games (`../shared/data/README.md`), 3 of them
+    // unplayed results left out (2 disconnections, 1 illegal move: see
+    // `tests/unplayed.rs`), in the pairs the count by hand found.
+    assert_eq!(games, 1551);
     let pairs = rows(&outputs.read(0)).len();
     assert!(
         stderr.contains(&format!(
-            "counted 1554 dfrc games in {pairs} pairs of arrays"
+            "counted 1551 dfrc games in {pairs} pairs of arrays"
         )),
         "{stderr}"
     );

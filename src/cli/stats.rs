@@ -365,7 +365,14 @@ impl DfrcOutputs<'_> {
             let analysis =
                 GroupedAnalysis::with_memory(groups, findings_memory).context(GROUPS_FILE)?;
             write_to(out, |out| {
-                analysis.write(groups, grouped, all_positions, out, None::<io::Sink>)
+                analysis.write(
+                    groups,
+                    grouped,
+                    all_positions,
+                    out,
+                    None::<io::Sink>,
+                    &SummaryNotes::default(),
+                )
             })?;
         }
         Ok(rows)

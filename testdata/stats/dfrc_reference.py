@@ -22,7 +22,12 @@ whose two back ranks are Chess960 arrays that differ (Black's read from
 the a-file, upper-cased), and no Variant tag names another game (every
 Variant of the TCEC archive is `fischerandom`). A Result of `1-0`,
 `1/2-1/2` or `0-1` (spaces around it ignored) is a result; anything else
-is unfinished. A rating is an integer from 1 to 4000.
+is unfinished. A rating is an integer from 1 to 4000. A game whose
+result was not played is left out, as `stats` leaves it out: its last
+Termination is `abandoned`, `stalled connection`, `rules infraction`,
+`illegal move`, `unterminated`, `emergency` or `death` (any case), or it
+has none and its TerminationDetails ends in `disconnects` or
+`connection stalls` (TCEC's).
 
 Usage: python3 dfrc_reference.py SEED_TABLES.csv < archive.pgn
 """
@@ -94,6 +99,18 @@ def rating(value):
     return elo if 1 <= elo <= 4000 else None
 
 
+UNPLAYED = {"abandoned", "stalled connection", "rules infraction", "illegal move",
+            "unterminated", "emergency", "death"}
+
+
+def unplayed(tags):
+    termination = last(tags, "Termination")
+    if termination is not None:
+        return termination.strip().lower() in UNPLAYED
+    details = (last(tags, "TerminationDetails") or "").strip().lower()
+    return details.endswith("disconnects") or details.endswith("connection stalls")
+
+
 def main():
     numbers = seed_numbers(sys.argv[1])
     text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
@@ -114,6 +131,8 @@ def main():
         white = numbers.get(white_rank)
         black = numbers.get(black_rank.upper())
         if white is None or black is None or white == black:
+            continue
+        if unplayed(tags):
             continue
         result = (last(tags, "Result") or "").strip()
         column = {"1-0": 1, "1/2-1/2": 2, "0-1": 3}.get(result, 4)
