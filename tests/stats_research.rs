@@ -159,9 +159,11 @@ fn assert_research_rows(csv: &[u8], group: Option<&str>, expected: &[Row]) {
         .map(str::to_string)
         .collect();
     let offset = usize::from(group.is_some());
+    // The position's features come last (tests/numbering.rs checks them).
     let want: Vec<&str> = OLD_COLUMNS
         .iter()
         .chain(&RESEARCH_COLUMNS)
+        .chain(&pgn960::stats::FEATURE_COLUMNS)
         .copied()
         .collect();
     assert_eq!(header[offset..], want[..], "the columns and their order");
