@@ -211,7 +211,7 @@ fn game_edits(
 /// The bytes of a well-formed tag pair alone on its line, from its `[` to
 /// its line ending included (what [`strip_ids`] takes out of an id tag);
 /// `None` when anything else shares its line.
-fn line_of_tag_alone(data: &[u8], tag: &TagSpan) -> Option<std::ops::Range<usize>> {
+pub(crate) fn line_of_tag_alone(data: &[u8], tag: &TagSpan) -> Option<std::ops::Range<usize>> {
     let open = data[..tag.name.start].iter().rposition(|&b| b == b'[')?;
     let at_line_start = open == 0 || matches!(data[open - 1], b'\n' | b'\r');
     if !tag.well_formed || !at_line_start || open + 1 != tag.name.start {

@@ -257,7 +257,14 @@ fn replays(fen: &str, moves: &[&str]) -> bool {
 struct Expected {
     rewritten: BTreeMap<usize, String>,
     added: Vec<(&'static str, String)>,
+    /// Tags whose lines go: repeats of a name every tag of which says the
+    /// same.
+    removed: Vec<usize>,
 }
+
+/// The names of tags the commands read, whose repeats `validate` reports
+/// (docs/codes.md, `tag_repeated`), of those the generator repeats.
+const READ_NAMES: [&str; 3] = ["Site", "White", "Result"];
 
 /// The options the model and the library are run with.
 #[derive(Clone, Copy, Debug)]
@@ -361,6 +368,30 @@ impl GenGame {
         let tags = self.tags();
         let at = |name: &str| tags.iter().position(|(n, _)| *n == name);
         let mut expected = Expected::default();
+        // 0. A repeat of a tag read, alone on its line (no other tag nor a
+        // comment after it on its line), goes when every tag of its name
+        // has the same value.
+        for (i, (name, value)) in tags.iter().enumerate() {
+            let same_name: Vec<&String> = tags
+                .iter()
+                .filter(|(n, _)| n == name)
+                .map(|(_, v)| v)
+                .collect();
+            let repeat = tags[..i].iter().any(|(n, _)| n == name);
+            let between = tags.len() - 1;
+            let comment_after = self
+                .tag_comments
+                .iter()
+                .any(|(at, own_line, _)| between > 0 && at % between == i && !own_line);
+            if READ_NAMES.contains(name)
+                && repeat
+                && same_name.iter().all(|v| *v == value)
+                && !self.one_tag_line
+                && !comment_after
+            {
+                expected.removed.push(i);
+            }
+        }
         let set = |expected: &mut Expected, name: &'static str, value: &str| match at(name) {
             Some(i) => {
                 expected.rewritten.insert(i, value.to_string());
@@ -485,11 +516,14 @@ impl GenGame {
         if self.bom {
             out.push('\u{feff}');
         }
+        let removed = expected.map_or(&[][..], |e| &e.removed[..]);
         for (i, (name, value)) in tags.iter().enumerate() {
-            if i > 0 {
-                out.push_str(if self.one_tag_line { " " } else { "\n" });
+            if !removed.contains(&i) {
+                if i > 0 {
+                    out.push_str(if self.one_tag_line { " " } else { "\n" });
+                }
+                out.push_str(&format!("[{name} \"{value}\"]"));
             }
-            out.push_str(&format!("[{name} \"{value}\"]"));
             let between = tags.len() - 1;
             for &(_, own_line, comment) in self
                 .tag_comments

@@ -468,6 +468,10 @@ const REPAIRS: &[(&str, &str)] = &[
         "a game without a FEN whose id tags or Opening back rank record another start than 518, all agreeing, gets that start's FEN, SetUp \"1\" and a Variant, when the mainline replays from it",
     ),
     (
+        "tag_repeated",
+        "a repeated tag alone on its line is removed when every tag of its name in the game says the same (the same value; FENs of the same start and clocks; the id tags of a Chess960 start, the first rewritten); tags that disagree are left",
+    ),
+    (
         "castling_notation",
         "(not a validate code) with --castling xfen or shredder, the castling field of every start array's FEN is rewritten to that notation",
     ),

@@ -6,30 +6,54 @@
 
 use std::ops::Range;
 
-/// The byte range of the third field (the castling field) of a raw `FEN`
-/// value, when it has one.
-pub(super) fn castling_field(raw: &[u8]) -> Option<Range<usize>> {
+use crate::position::read_fen;
+
+/// The byte ranges of a raw `FEN` value's fields, in order.
+fn fields(raw: &[u8]) -> impl Iterator<Item = Range<usize>> + '_ {
     let is_separator = |b: u8| b == b' ' || b == b'_';
-    let start = raw.iter().position(|b| !b.is_ascii_whitespace())?;
-    let end = raw.iter().rposition(|b| !b.is_ascii_whitespace())? + 1;
-    let mut fields = 0;
-    let mut at = start;
-    while at < end {
-        if is_separator(raw[at]) {
+    let end = raw
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(0, |last| last + 1);
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while at < end && (is_separator(raw[at]) || raw[at].is_ascii_whitespace()) {
             at += 1;
-            continue;
+        }
+        if at == end {
+            return None;
         }
         let field_end = raw[at..end]
             .iter()
             .position(|&b| is_separator(b))
             .map_or(end, |i| at + i);
-        fields += 1;
-        if fields == 3 {
-            return Some(at..field_end);
-        }
+        let field = at..field_end;
         at = field_end;
-    }
-    None
+        Some(field)
+    })
+}
+
+/// The byte range of the third field (the castling field) of a raw `FEN`
+/// value, when it has one.
+pub(super) fn castling_field(raw: &[u8]) -> Option<Range<usize>> {
+    fields(raw).nth(2)
+}
+
+/// Whether two raw `FEN` values give the same position (castling rights
+/// compared as rooks, so X-FEN and Shredder-FEN agree) with the same
+/// clocks: one of them says nothing the other does not.
+pub(super) fn same_start(one: &[u8], two: &[u8]) -> bool {
+    let clocks = |raw| {
+        fields(raw)
+            .skip(4)
+            .map(|field| &raw[field])
+            .collect::<Vec<_>>()
+    };
+    let same_position = read_fen(one)
+        .ok()
+        .zip(read_fen(two).ok())
+        .is_some_and(|(one, two)| one.same_position(&two));
+    same_position && clocks(one) == clocks(two)
 }
 
 #[cfg(test)]
@@ -50,5 +74,29 @@ mod tests {
         assert_eq!(field("a b "), None);
         assert_eq!(field("bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR"), None);
         assert_eq!(field(""), None);
+    }
+
+    #[test]
+    fn the_same_start_in_another_castling_notation_but_not_other_clocks() {
+        let xfen = b"rbqknnbr/pppppppp/8/8/8/8/PPPPPPPP/RBQKNNBR w KQkq - 0 1";
+        let shredder = b"rbqknnbr/pppppppp/8/8/8/8/PPPPPPPP/RBQKNNBR w HAha - 0 1";
+        assert!(same_start(xfen, shredder));
+        assert!(same_start(
+            xfen,
+            b" rbqknnbr/pppppppp/8/8/8/8/PPPPPPPP/RBQKNNBR_w_KQkq_-_0_1"
+        ));
+        assert!(!same_start(
+            xfen,
+            b"rbqknnbr/pppppppp/8/8/8/8/PPPPPPPP/RBQKNNBR w KQkq - 0 7"
+        ));
+        assert!(!same_start(
+            xfen,
+            b"rbqknnbr/pppppppp/8/8/8/8/PPPPPPPP/RBQKNNBR w Kkq - 0 1"
+        ));
+        assert!(!same_start(
+            xfen,
+            b"rbqknnrb/pppppppp/8/8/8/8/PPPPPPPP/RBQKNNRB w KQkq - 0 1"
+        ));
+        assert!(!same_start(b"not a fen", b"not a fen"));
     }
 }

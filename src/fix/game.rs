@@ -1,6 +1,7 @@
-//! The repairs of one game, planned from its reading: the start, the
-//! `Variant`, `SetUp`, the id tags and the castling notation, in that
-//! order, each step seeing the start the steps before it gave the game.
+//! The repairs of one game, planned from its reading: the repeated tags,
+//! the start, the `Variant`, `SetUp`, the id tags and the castling
+//! notation, in that order, each step seeing the start the steps before it
+//! gave the game.
 //!
 //! A step that cannot be done safely (a tag that does not end on its line,
 //! no place for a new line, moves that do not replay) is left, and the
@@ -11,7 +12,7 @@
 use crate::game::{Kind, Known, Reading, Start, Variant, plain_number, tag_value};
 use crate::position::{BackRank, CastlingNotation, StartArray, castling_rooks, read_fen};
 use crate::split::{Batch, Game, LineCounter};
-use crate::tag::{Edit, ID_TAG};
+use crate::tag::{Edit, FRITZ9_TAG, ID_TAG, line_of_tag_alone};
 use crate::validate::{Code, Finding, replays_legally};
 
 use super::{Action, BatchFix, FixOptions, Problem, Row, Spellings, fen};
@@ -59,6 +60,9 @@ pub(super) struct GameFix<'a> {
     /// The codes of `validate`'s findings that the repairs remove, as bits
     /// by their place in [`Code::ALL`].
     resolved: u64,
+    /// The repeated tags whose lines are removed, as indices into
+    /// [`Batch::tags`]: no later step edits them.
+    removed: Vec<usize>,
 }
 
 impl<'a> GameFix<'a> {
@@ -85,6 +89,7 @@ impl<'a> GameFix<'a> {
             out,
             added: [None, None, None, None],
             resolved: 0,
+            removed: Vec::new(),
         }
     }
 
@@ -92,6 +97,7 @@ impl<'a> GameFix<'a> {
     /// (this game's, from `validate`'s checks) that they leave, to the
     /// batch's.
     pub(super) fn run(mut self, findings: &[Finding]) {
+        self.repeats();
         if self.reading.start.is_known() {
             let start = self.start();
             self.variant(start.as_ref());
@@ -99,12 +105,121 @@ impl<'a> GameFix<'a> {
             self.ids(start.as_ref());
             self.castling();
         }
+        // `validate` reports the repeated tags in the order of
+        // `Headers::repeated`, one finding each.
+        let mut repeated = self.reading.headers.repeated().iter();
         for finding in findings {
-            if self.resolved & bit(finding.code) == 0 {
+            let resolved = if finding.code == Code::TagRepeated {
+                repeated.next().is_some_and(|&tag| self.is_removed(tag))
+            } else {
+                self.resolved & bit(finding.code) != 0
+            };
+            if !resolved {
                 self.left_at_line(Problem::Finding(finding.code), finding.line);
             }
         }
         self.finish();
+    }
+
+    /// The repeats of a tag go, each when it is alone on its line, when
+    /// every tag of that name in the game (its tag section read whole)
+    /// says the same: the same value
+    /// byte for byte, `FEN`s of the same position with the same clocks
+    /// (the castling rights perhaps in other notations), or the id tags of
+    /// a game that starts from a Chess960 array (the first is rewritten to
+    /// its number, as `tag` does). Then readers that keep the first and
+    /// those that keep the last read the same game. Tags of one name that
+    /// say different things are recorded facts: they stay, and `validate`
+    /// tells the conflict.
+    fn repeats(&mut self) {
+        let repeated = self.reading.headers.repeated();
+        // A tag section read in pieces: its other tags are not known.
+        if repeated.is_empty() || self.game.tags_incomplete {
+            return;
+        }
+        let ids_rewritten = matches!(
+            self.reading.start,
+            Start::Array(StartArray::Chess960(_)) | Start::NoFen
+        );
+        // Each name given more than once (a few of the names the reading
+        // reads), with its first tag and whether every tag of it says
+        // what the first says: one pass over the game's tags, so that a
+        // game of a hundred thousand FENs takes no longer than it reads.
+        let mut names: Vec<(&[u8], usize, bool)> = Vec::new();
+        for &tag in repeated {
+            let name = self.batch.name(&self.batch.tags[tag]);
+            if !names.iter().any(|(n, _, _)| n.eq_ignore_ascii_case(name)) {
+                names.push((name, usize::MAX, true));
+            }
+        }
+        for tag in self.game.tags.clone() {
+            let span = &self.batch.tags[tag];
+            let name = self.batch.name(span);
+            let Some((name, first, all_same)) = names
+                .iter_mut()
+                .find(|(n, _, _)| n.eq_ignore_ascii_case(name))
+            else {
+                continue;
+            };
+            if *first == usize::MAX {
+                *first = tag;
+                continue;
+            }
+            let value = self.batch.raw_value(span);
+            let first_value = self.batch.raw_value(&self.batch.tags[*first]);
+            let is_id = name.eq_ignore_ascii_case(ID_TAG.as_bytes())
+                || name.eq_ignore_ascii_case(FRITZ9_TAG.as_bytes());
+            *all_same &= value == first_value
+                || (is_id && ids_rewritten)
+                || (name.eq_ignore_ascii_case(b"FEN") && fen::same_start(first_value, value));
+        }
+        for &tag in repeated {
+            let span = &self.batch.tags[tag];
+            let name = self.batch.name(span);
+            let all_same = names
+                .iter()
+                .any(|(n, _, all_same)| *all_same && n.eq_ignore_ascii_case(name));
+            let Some(line) = line_of_tag_alone(&self.batch.data, span).filter(|_| all_same) else {
+                continue;
+            };
+            self.out.edits.push(Edit {
+                at: line.start,
+                remove: line.len(),
+                insert: Vec::new(),
+            });
+            // In tag order, so that `removed` looks up by binary search.
+            self.removed.push(tag);
+            let name = String::from_utf8_lossy(name).into_owned();
+            let before = tag_value(self.batch, span);
+            self.fixed_row(
+                Problem::Finding(Code::TagRepeated),
+                span.name.start,
+                &name,
+                &before,
+                "",
+            );
+        }
+    }
+
+    /// Whether a repeated tag's line is removed.
+    fn is_removed(&self, tag: usize) -> bool {
+        self.removed.binary_search(&tag).is_ok()
+    }
+
+    /// The tag of a known name that the game keeps: the last of its name
+    /// (as the reading reads it), or, when that repeat is removed, the
+    /// first, which says the same.
+    fn known(&self, known: Known) -> Option<usize> {
+        let tag = self.reading.headers.get(known)?;
+        if !self.is_removed(tag) {
+            return Some(tag);
+        }
+        let name = self.batch.name(&self.batch.tags[tag]);
+        self.game.tags.clone().find(|&other| {
+            self.batch
+                .name(&self.batch.tags[other])
+                .eq_ignore_ascii_case(name)
+        })
     }
 
     /// Notes that the repairs remove every finding of these codes.
@@ -131,7 +246,7 @@ impl<'a> GameFix<'a> {
     /// moves replay legally from it.
     fn fen_from_record(&mut self, recorded: Option<BackRank>) -> Option<StartArray> {
         let headers = &self.reading.headers;
-        let setup_tag = headers.get(Known::SetUp);
+        let setup_tag = self.known(Known::SetUp);
         let setup_one = setup_tag.is_some_and(|tag| self.value_is(tag, "1"));
         let problem = Problem::Finding(Code::FenMissing);
         // A start left unrepaired is told on the line of its record.
@@ -139,14 +254,14 @@ impl<'a> GameFix<'a> {
             .ids()
             .first()
             .map(|id| id.tag)
-            .or(headers.get(Known::Opening))
+            .or(self.known(Known::Opening))
             .map_or(self.game.range.start, |tag| self.batch.tags[tag].name.start);
         let Some(rank) = recorded else {
             self.left_at(problem, record);
             return None;
         };
         let start = StartArray::Chess960(rank);
-        let variant_tag = headers.get(Known::Variant);
+        let variant_tag = self.known(Known::Variant);
         let variant_needed = !self.reading.variant.is_chess960();
         let can_write = |tag: Option<usize>| tag.is_none_or(|tag| self.batch.tags[tag].well_formed);
         let ready = self.game.insert_at.is_some()
@@ -182,7 +297,7 @@ impl<'a> GameFix<'a> {
         if self.reading.start == Start::NotChess {
             return;
         }
-        let tag = self.reading.headers.get(Known::Variant);
+        let tag = self.known(Known::Variant);
         let options = self.options;
         let name = options.variant_name.as_str();
         let other_array = start.is_some_and(|s| *s != StartArray::Chess960(BackRank::STANDARD));
@@ -234,7 +349,7 @@ impl<'a> GameFix<'a> {
         if headers.fens().is_empty() {
             return; // a FEN added brought its SetUp
         }
-        let tag = headers.get(Known::SetUp);
+        let tag = self.known(Known::SetUp);
         if tag.is_some_and(|tag| self.value_is(tag, "1")) {
             return;
         }
@@ -257,6 +372,9 @@ impl<'a> GameFix<'a> {
             return;
         }
         for &id in ids {
+            if self.is_removed(id.tag) {
+                continue;
+            }
             let right = id.number_of(rank);
             let value = tag_value(self.batch, &self.batch.tags[id.tag]);
             let number = std::str::from_utf8(&value)
@@ -292,6 +410,9 @@ impl<'a> GameFix<'a> {
         };
         let board = array.board();
         for &tag in self.reading.headers.fens() {
+            if self.is_removed(tag) {
+                continue;
+            }
             let span = &self.batch.tags[tag];
             let raw = self.batch.raw_value(span);
             let Some(field) = fen::castling_field(raw) else {

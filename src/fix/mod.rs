@@ -15,6 +15,8 @@
 //!   every spelling kept;
 //! - `SetUp "1"` beside every `FEN`;
 //! - the id tags, as `tag` writes them;
+//! - a repeated tag, its line removed, when every tag of its name in the
+//!   game says the same;
 //! - on request, the castling field of every start array's `FEN`, in one
 //!   notation.
 //!
