@@ -311,7 +311,7 @@ fn outputs_and_rewrites_in_bounded_memory() {
 /// sorted runs, merged at the end, and the tests across positions are
 /// run a group at a time. The CSV holds a row for each group, in the
 /// order of their names sorted by byte (the oracle: the names sorted
-/// here).
+/// here). Then `stats --merge` of that CSV, read row by row.
 #[test]
 fn a_million_groups_in_bounded_memory() {
     let Some(enforcer) = enforcer("a_million_groups_in_bounded_memory") else {
@@ -370,6 +370,24 @@ fn a_million_groups_in_bounded_memory() {
         assert_eq!(rows, GROUPS, "{what}: {rows} rows");
         assert_eq!(text.lines().count() as u32, GROUPS + 1, "{what}");
     }
+    // That CSV merged, row by row, under the limit: each group's one game
+    // (tests/merge_input.rs merges long CSVs with each other).
+    let merged = dir.path().join("merged.csv");
+    let args = ["stats", "-q", "--merge", path(&csv), "-o", path(&merged)];
+    let run = Run::pgn960(&args).run(&enforcer);
+    let what = "stats --merge of a million groups";
+    eprintln!("{what}: {:.1?}", run.elapsed);
+    run.assert_within(&enforcer, &[0], what);
+    let text = fs::read_to_string(&merged).expect("the CSV is written");
+    let mut rows = 0;
+    for (line, name) in text.lines().skip(1).zip(&names) {
+        assert!(
+            line.starts_with(&format!("{name},518,359,RNBQKBNR,1,")),
+            "{what}: row {rows} is {line}, not the one game of group {name}"
+        );
+        rows += 1;
+    }
+    assert_eq!(rows, GROUPS, "{what}: {rows} rows");
 }
 
 /// The groups that went to disk give the outputs of the groups in memory,

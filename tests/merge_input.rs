@@ -175,3 +175,127 @@ fn merge_refuses_sums_it_cannot_trust_and_names_the_line() {
     let error = refused(&[&bad]);
     assert!(error.contains("bad.csv: line 2: `games`: "), "{error}");
 }
+
+/// `stats --merge` of `files` with the groups' memory budget `budget`
+/// (bytes), which must succeed; the merged CSV.
+fn merged(files: &[&str], budget: &str) -> String {
+    let output = assert_cmd::Command::cargo_bin("pgn960")
+        .expect("the pgn960 binary is built")
+        .args(["stats", "-q", "--merge"])
+        .args(files)
+        .env("PGN960_GROUP_MEMORY", budget)
+        .output()
+        .expect("pgn960 runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{files:?}: {stderr}");
+    String::from_utf8(output.stdout).expect("a UTF-8 CSV")
+}
+
+/// A CSV longer than one part of `PART_ROWS` rows is merged row by row:
+/// merged with itself it doubles every count (the oracle: the generator's
+/// record of each event's one game), with its groups in memory or on
+/// disk; its rows must then keep the order `stats` writes them in, so a
+/// row moved or repeated anywhere is refused with its line. A CSV of one
+/// part merges in any order.
+#[test]
+fn long_csvs_merge_row_by_row_and_keep_their_order() {
+    const EVENTS: usize = pgn960::stats::PART_ROWS + 808;
+    const RESULTS: [&str; 3] = ["1-0", "1/2-1/2", "0-1"];
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut pgn = String::new();
+    for event in 0..EVENTS {
+        let result = RESULTS[event % 3];
+        pgn.push_str(&format!(
+            "[Event \"e{event:05}\"]\n[Result \"{result}\"]\n\n{result}\n\n"
+        ));
+    }
+    let long = dir.path().join("long.csv");
+    let long = long.to_str().expect("UTF-8");
+    let run = pgn960(
+        &[
+            "stats",
+            "-q",
+            "--include-standard",
+            "--group-by",
+            "Event",
+            "-o",
+            long,
+        ],
+        Some(pgn.as_bytes()),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+
+    let in_memory = merged(&[long, long], "1000000000000");
+    let on_disk = merged(&[long, long], "4096");
+    assert!(
+        in_memory == on_disk,
+        "the merge differs with its groups on disk"
+    );
+    let mut lines = in_memory.lines();
+    let header: Vec<String> = lines
+        .next()
+        .expect("a header")
+        .split(',')
+        .map(str::to_string)
+        .collect();
+    let [group, scharnagl, games, white_wins, draws] =
+        ["group", "scharnagl", "games", "white_wins", "draws"].map(|name| column(&header, name));
+    let mut rows = 0;
+    for (event, line) in lines.enumerate() {
+        let cells: Vec<&str> = line.split(',').collect();
+        let won = usize::from(event % 3 == 0) * 2;
+        let drawn = usize::from(event % 3 == 1) * 2;
+        assert_eq!(
+            [cells[group], cells[scharnagl], cells[games]],
+            [format!("e{event:05}").as_str(), "518", "2"],
+            "row {event}"
+        );
+        assert_eq!(
+            [cells[white_wins], cells[draws]],
+            [won.to_string().as_str(), drawn.to_string().as_str()],
+            "row {event}"
+        );
+        rows += 1;
+    }
+    assert_eq!(rows, EVENTS);
+
+    // The CSV's own lines: line 1 is the header, event i on line i + 2.
+    let text = fs::read_to_string(long).expect("written");
+    let lines: Vec<&str> = text.lines().collect();
+    let rewritten = |name: &str, lines: &[&str]| {
+        let path = dir.path().join(name);
+        fs::write(&path, lines.join("\n") + "\n").expect("writable");
+        path.to_str().expect("UTF-8").to_string()
+    };
+    // A row moved from near the end to line 102: line 103 is the first
+    // before the row above it.
+    let mut moved = lines.clone();
+    let row = moved.remove(EVENTS - 10 + 1);
+    moved.insert(101, row);
+    let moved = rewritten("moved.csv", &moved);
+    let error = refused(&[&moved]);
+    assert!(
+        error.contains("moved.csv: line 103: not in the order"),
+        "{error}"
+    );
+    // The last row of the first part again, as the first of the second.
+    let part = pgn960::stats::PART_ROWS;
+    let mut twice = lines.clone();
+    twice.insert(part + 1, lines[part]);
+    let twice = rewritten("twice.csv", &twice);
+    let error = refused(&[&twice]);
+    assert!(
+        error.contains(&format!("twice.csv: line {}: position 518 again", part + 2)),
+        "{error}"
+    );
+    // One part in any order: the sample's rows reversed merge as they are.
+    let (header, rows) = sample_csv(dir.path());
+    let sorted = write_csv(dir.path(), "sorted.csv", &header, &rows);
+    let reversed: Vec<Vec<String>> = rows.iter().rev().cloned().collect();
+    let reversed = write_csv(dir.path(), "reversed.csv", &header, &reversed);
+    assert_eq!(
+        merged(&[&reversed, &sorted], "4096"),
+        merged(&[&sorted, &sorted], "4096"),
+        "a short CSV in another order"
+    );
+}

@@ -11,9 +11,9 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 use pgn960::input::{self, MmapChoice, Source};
 use pgn960::stats::{
-    ANALYSIS_MEMORY, BoundedTable, DfrcGroups, DfrcTables, GROUP_MEMORY, GroupBy, GroupedAnalysis,
-    Groups, PositionStats, StatsOptions, StatsSummary, StatsTable, SummaryNotes,
-    count_input_bounded, is_pairs_header, read_csv, read_pairs_csv, write_pairs_csv,
+    ANALYSIS_MEMORY, BoundedTable, CsvMerge, DfrcGroups, DfrcTables, GROUP_MEMORY, GroupBy,
+    GroupedAnalysis, Groups, MergeError, PositionStats, StatsOptions, StatsSummary, SummaryNotes,
+    count_input_bounded, is_pairs_header, read_pairs_csv, write_pairs_csv,
 };
 
 use super::archive::{ArchiveArgs, InputFailure, InputsRead, for_each_input};
@@ -548,7 +548,9 @@ fn merge_inputs(args: &Args, runs: &Path, memory: usize) -> anyhow::Result<Merge
     if args.archive.inputs.is_empty() {
         bail!("--merge needs the CSV files to merge");
     }
-    let mut table = StatsTable::default();
+    // Row by row, under the memory budget of the groups: a CSV of a
+    // million groups goes to disk as an archive's groups do.
+    let mut positions = CsvMerge::in_directory(memory, runs);
     // Pairs can be many: they are merged under the memory budget.
     let mut pairs: Option<(BoundedTable, PositionStats)> = None;
     let mut grouped_all: Option<bool> = None;
@@ -588,13 +590,7 @@ fn merge_inputs(args: &Args, runs: &Path, memory: usize) -> anyhow::Result<Merge
             Some((pairs, total)) => {
                 read_pairs_csv(csv, pairs, total).with_context(|| source.to_string())?
             }
-            None => {
-                let (part, grouped) = read_csv(csv).with_context(|| source.to_string())?;
-                table
-                    .checked_merge(&part)
-                    .with_context(|| source.to_string())?;
-                grouped
-            }
+            None => positions.add_csv(csv).with_context(|| source.to_string())?,
         };
         match grouped_all {
             Some(before) if before != grouped => bail!(
@@ -614,18 +610,11 @@ fn merge_inputs(args: &Args, runs: &Path, memory: usize) -> anyhow::Result<Merge
         let groups = pairs.finish().context(GROUPS_FILE)?;
         return Ok(Merged::Pairs(groups, grouped, inputs));
     }
-    if let Err(column) = table.checked_total() {
-        bail!(
-            "the sum of `{column}` over all positions is too large to hold; these CSVs cannot be merged"
-        );
-    }
-    // The CSVs are read whole: their groups stay in memory.
-    Ok(Merged::Positions((
-        Groups::from(table),
-        grouped,
-        inputs,
-        None,
-    )))
+    let (groups, _) = positions.finish().map_err(|err| match err {
+        MergeError::Io(err) => anyhow::Error::new(err).context(GROUPS_FILE),
+        other => other.into(),
+    })?;
+    Ok(Merged::Positions((groups, grouped, inputs, None)))
 }
 
 fn print_summary(args: &Args, counts: &StatsSummary, (rows, groups): (u64, u64), pair_rows: u64) {

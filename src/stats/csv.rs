@@ -10,8 +10,6 @@
 use std::fmt;
 use std::io::{self, Read, Write};
 
-use serde::Deserialize;
-
 use crate::BackRank;
 use crate::position::{FeatureCell, file_letter};
 
@@ -479,33 +477,7 @@ impl From<csv::Error> for ReadCsvError {
     }
 }
 
-/// The columns of a stats CSV that merging reads: the sums. The derived
-/// columns are computed again from them.
-#[derive(Deserialize)]
-struct SumsRow {
-    #[serde(default)]
-    group: String,
-    scharnagl: u64,
-    games: u64,
-    white_wins: u64,
-    draws: u64,
-    black_wins: u64,
-    unfinished: u64,
-    white_elo_count: u64,
-    // Sums of ratings of 1 to 4000: never negative.
-    white_elo_sum: u64,
-    black_elo_count: u64,
-    black_elo_sum: u64,
-    both_rated: u64,
-    expected_white_e9: u64,
-    elo_games: u64,
-    elo_points_x2: u64,
-    elo_expected_e9: u64,
-    elo_variance_e9: u64,
-    rating_bins: String,
-}
-
-/// The columns [`SumsRow`] reads that a CSV of an older version lacks.
+/// The columns of [`SUMS`] that a CSV of an older version lacks.
 const ELO_SUMS: [&str; 5] = [
     "elo_games",
     "elo_points_x2",
@@ -514,7 +486,8 @@ const ELO_SUMS: [&str; 5] = [
     "rating_bins",
 ];
 
-/// The columns [`SumsRow`] reads, which a mergeable CSV must have.
+/// The columns of a stats CSV that merging reads, which a mergeable CSV
+/// must have: the sums (the derived columns are computed again from them).
 const SUMS: [&str; 17] = [
     "scharnagl",
     "games",
@@ -541,40 +514,156 @@ const SUMS: [&str; 17] = [
 /// # Errors
 ///
 /// [`ReadCsvError`] when the CSV is unreadable, lacks a column that
-/// merging needs, or has a cell that is not a number.
+/// merging needs, has a cell that is not a number, or gives a position
+/// twice in one group.
 pub fn read_csv(input: impl Read) -> Result<(StatsTable, bool), ReadCsvError> {
-    let mut csv = csv::Reader::from_reader(input);
-    let header = csv.headers()?.clone();
-    let has = |name: &str| header.iter().any(|h| h == name);
-    if let Some(missing) = SUMS.iter().find(|name| !has(name)) {
-        let older = ELO_SUMS.contains(missing) && has("expected_white_e9");
-        return Err(if older {
-            ReadCsvError::OlderVersion(missing)
-        } else {
-            ReadCsvError::MissingColumn(missing)
-        });
-    }
-    let grouped = header.iter().any(|h| h == "group");
+    let mut rows = CsvRows::new(input)?;
     let mut table = StatsTable::default();
-    for record in csv.records() {
-        let record = record?;
+    while let Some(row) = rows.next_row()? {
+        if row.stats.games == 0 {
+            continue; // an --all-positions row: nothing to add
+        }
+        if table
+            .rows_of(&row.group)
+            .insert(row.scharnagl, row.stats)
+            .is_some()
+        {
+            return Err(ReadCsvError::Repeated {
+                line: row.line,
+                scharnagl: row.scharnagl,
+            });
+        }
+    }
+    Ok((table, rows.grouped()))
+}
+
+/// One row of a stats CSV, as merging reads it: its sums.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CsvRow {
+    /// 1-based line of the record in its file.
+    pub line: u64,
+    /// Its group (empty without grouping).
+    pub group: String,
+    /// Its position's Scharnagl number.
+    pub scharnagl: u16,
+    /// Its sums, checked: the results add up to `games`, the rating bins
+    /// to `elo_games`.
+    pub stats: PositionStats,
+}
+
+/// The sums of a row as read, before they are checked.
+struct SumsRow<'a> {
+    scharnagl: u64,
+    games: u64,
+    white_wins: u64,
+    draws: u64,
+    black_wins: u64,
+    unfinished: u64,
+    white_elo_count: u64,
+    // Sums of ratings of 1 to 4000: never negative.
+    white_elo_sum: u64,
+    black_elo_count: u64,
+    black_elo_sum: u64,
+    both_rated: u64,
+    expected_white_e9: u64,
+    elo_games: u64,
+    elo_points_x2: u64,
+    elo_expected_e9: u64,
+    elo_variance_e9: u64,
+    rating_bins: &'a str,
+}
+
+/// The rows of a CSV written by [`write_csv`], read one at a time, so that
+/// a CSV of a million groups is merged without holding it.
+pub struct CsvRows<R: Read> {
+    csv: csv::Reader<R>,
+    record: csv::StringRecord,
+    /// Where each column of [`SUMS`] is in a record.
+    sums: [usize; SUMS.len()],
+    /// Where the `group` column is, when there is one.
+    group: Option<usize>,
+}
+
+impl<R: Read> CsvRows<R> {
+    /// Reads the header.
+    ///
+    /// # Errors
+    ///
+    /// [`ReadCsvError`] when the CSV is unreadable or lacks a column that
+    /// merging needs.
+    pub fn new(input: R) -> Result<CsvRows<R>, ReadCsvError> {
+        let mut csv = csv::Reader::from_reader(input);
+        let header = csv.headers()?.clone();
+        let has = |name: &str| header.iter().any(|h| h == name);
+        if let Some(missing) = SUMS.iter().find(|name| !has(name)) {
+            let older = ELO_SUMS.contains(missing) && has("expected_white_e9");
+            return Err(if older {
+                ReadCsvError::OlderVersion(missing)
+            } else {
+                ReadCsvError::MissingColumn(missing)
+            });
+        }
+        let at = |name: &str| header.iter().position(|h| h == name);
+        Ok(CsvRows {
+            csv,
+            record: csv::StringRecord::new(),
+            sums: SUMS.map(|name| at(name).expect("every column is there")),
+            group: at("group"),
+        })
+    }
+
+    /// Whether the CSV has a `group` column.
+    pub fn grouped(&self) -> bool {
+        self.group.is_some()
+    }
+
+    /// The next row, checked; `None` at the end.
+    ///
+    /// # Errors
+    ///
+    /// [`ReadCsvError`] for a record that is unreadable, has a cell that is
+    /// not a number, or sums that do not add up.
+    pub fn next_row(&mut self) -> Result<Option<CsvRow>, ReadCsvError> {
+        if !self.csv.read_record(&mut self.record)? {
+            return Ok(None);
+        }
+        let record = &self.record;
         let line = record.position().map_or(0, |p| p.line());
-        let row: SumsRow = record.deserialize(Some(&header)).map_err(|err| {
-            match (err.kind(), record.position()) {
-                (csv::ErrorKind::Deserialize { err, .. }, Some(position)) => {
-                    ReadCsvError::BadCell {
-                        line: position.line(),
-                        column: err
-                            .field()
-                            .and_then(|field| header.get(field as usize))
-                            .unwrap_or("?")
-                            .to_string(),
-                        message: err.kind().to_string(),
-                    }
-                }
-                _ => ReadCsvError::Csv(err),
-            }
-        })?;
+        // Each column is read by its place in the header, found once.
+        let cell = |column: usize| record.get(self.sums[column]).unwrap_or_default();
+        let number = |column: usize| {
+            cell(column)
+                .parse::<u64>()
+                .map_err(|err| ReadCsvError::BadCell {
+                    line,
+                    column: SUMS[column].to_string(),
+                    message: err.to_string(),
+                })
+        };
+        let row = SumsRow {
+            scharnagl: number(0)?,
+            games: number(1)?,
+            white_wins: number(2)?,
+            draws: number(3)?,
+            black_wins: number(4)?,
+            unfinished: number(5)?,
+            white_elo_count: number(6)?,
+            white_elo_sum: number(7)?,
+            black_elo_count: number(8)?,
+            black_elo_sum: number(9)?,
+            both_rated: number(10)?,
+            expected_white_e9: number(11)?,
+            elo_games: number(12)?,
+            elo_points_x2: number(13)?,
+            elo_expected_e9: number(14)?,
+            elo_variance_e9: number(15)?,
+            rating_bins: cell(16),
+        };
+        let group = self
+            .group
+            .and_then(|column| record.get(column))
+            .unwrap_or_default()
+            .to_string();
         let scharnagl = u16::try_from(row.scharnagl)
             .ok()
             .filter(|id| *id < BackRank::COUNT)
@@ -605,7 +694,7 @@ pub fn read_csv(input: impl Read) -> Result<(StatsTable, bool), ReadCsvError> {
             elo_points_x2: row.elo_points_x2,
             elo_expected_e9: row.elo_expected_e9,
             elo_variance_e9: row.elo_variance_e9,
-            rating_bins: RatingBins::parse(&row.rating_bins)
+            rating_bins: RatingBins::parse(row.rating_bins)
                 .map_err(|message| ReadCsvError::BadBins { line, message })?,
         };
         let binned = stats
@@ -641,14 +730,13 @@ pub fn read_csv(input: impl Read) -> Result<(StatsTable, bool), ReadCsvError> {
         if summed != Some(stats.games) {
             return Err(ReadCsvError::GamesNotSummed { line });
         }
-        if stats.games == 0 {
-            continue; // an --all-positions row: nothing to add
-        }
-        if table.rows_of(&row.group).insert(scharnagl, stats).is_some() {
-            return Err(ReadCsvError::Repeated { line, scharnagl });
-        }
+        Ok(Some(CsvRow {
+            line,
+            group,
+            scharnagl,
+            stats,
+        }))
     }
-    Ok((table, grouped))
 }
 
 #[cfg(test)]

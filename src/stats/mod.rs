@@ -17,6 +17,7 @@
 //! - `arrow`: the CSV's rows as an Arrow record batch;
 //! - `json`: the summary of the tests across positions;
 //! - `spill`: the table of counts under a memory budget, on disk beyond;
+//! - `merge`: CSVs of shards merged row by row under that budget;
 //! - `grouped`: the tests and outputs over groups read one at a time;
 //! - `dfrc`: Double FRC games by pair of arrays and by each side's array.
 //!
@@ -31,14 +32,15 @@ mod facts;
 mod findings;
 mod grouped;
 mod json;
+mod merge;
 mod rating_bins;
 mod spill;
 mod table;
 
 pub use self::csv::{
-    BIN_COLUMNS, COLUMNS, Cell, ELO_SUM_COLUMNS, EXACT_COLUMNS, FEATURE_COLUMNS, MODEL_COLUMNS,
-    RESEARCH_COLUMNS, ReadCsvError, for_each_row, for_each_row_of_group, header, into_io, read_csv,
-    write_analysis_csv, write_csv,
+    BIN_COLUMNS, COLUMNS, Cell, CsvRow, CsvRows, ELO_SUM_COLUMNS, EXACT_COLUMNS, FEATURE_COLUMNS,
+    MODEL_COLUMNS, RESEARCH_COLUMNS, ReadCsvError, for_each_row, for_each_row_of_group, header,
+    into_io, read_csv, write_analysis_csv, write_csv,
 };
 pub use analysis::{
     Analysis, CONTAMINATION_EVIDENCE, ChiSquareTest, Davidson, DecisiveFit, EXACT_MAX, EloTest,
@@ -58,9 +60,10 @@ pub use facts::{
 };
 pub use grouped::{ANALYSIS_MEMORY, GroupedAnalysis};
 pub use json::{SummaryNotes, write_analysis_json, write_noted_analysis_json, write_summary_json};
+pub use merge::{CsvMerge, MergeError, PART_ROWS};
 pub use rating_bins::{BIN_WIDTH, MAX_BIN, MAX_DIFFERENCE, RatingBins, rating_bin};
 pub use spill::{BoundedTable, GROUP_MEMORY, Groups};
-pub use table::{PositionStats, Rows, StatsTable, Z_95, Z_998, wilson};
+pub use table::{MergeOverflow, PositionStats, Rows, StatsTable, Z_95, Z_998, wilson};
 
 use std::io;
 
