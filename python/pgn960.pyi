@@ -83,7 +83,10 @@ def position(n: int, /, fritz9: bool = False) -> Position:
 def table() -> pyarrow.Table:
     """All 960 start positions in Scharnagl order, with the columns of
     ``pgn960 table``: scharnagl, fritz9 (int32), position, xfen,
-    shredder_fen (string)."""
+    shredder_fen (string), then the features: king_file, queen_file,
+    knight_file_1, knight_file_2, queenside_rook_file, kingside_rook_file,
+    light_bishop_file, dark_bishop_file (string, ``a`` to ``h``) and
+    mirror_scharnagl (int32)."""
 
 def schema(*, tags: _Names | None = None) -> pyarrow.Schema:
     """The schema of ``games``' tables: the columns of ``pgn960 games``

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Int32Array, RecordBatch, StringArray};
+use pgn960::position::{FEATURE_COLUMNS, FeatureCell, file_letter};
 use pgn960::{BackRank, StartArray};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -124,7 +125,9 @@ pub fn position(n: &Bound<'_, PyAny>, fritz9: bool) -> PyResult<Position> {
 
 /// All 960 start positions as a `pyarrow.Table`, in Scharnagl order, with
 /// the columns of `pgn960 table`: scharnagl, fritz9 (int32), position,
-/// xfen, shredder_fen (string).
+/// xfen, shredder_fen (string), then the features: the files of the king,
+/// queen, knights, rooks and bishops (string, `a` to `h`) and
+/// mirror_scharnagl (int32), as the position rows of `stats` give them.
 #[pyfunction]
 pub fn table(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
     let ranks: Vec<BackRank> = BackRank::all().collect();
@@ -136,13 +139,32 @@ pub fn table(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
     let text = |of: fn(&BackRank) -> String| -> ArrayRef {
         Arc::new(StringArray::from_iter_values(ranks.iter().map(of)))
     };
-    let batch = RecordBatch::try_from_iter([
+    let mut columns = vec![
         ("scharnagl", number(BackRank::scharnagl)),
         ("fritz9", number(BackRank::fritz9)),
         ("position", text(|rank| rank.to_string())),
         ("xfen", text(BackRank::to_xfen)),
         ("shredder_fen", text(BackRank::to_shredder_fen)),
-    ])
-    .expect("five columns of 960 rows");
+    ];
+    let features: Vec<[FeatureCell; 9]> =
+        ranks.iter().map(|rank| rank.features().cells()).collect();
+    for (at, name) in FEATURE_COLUMNS.into_iter().enumerate() {
+        let column: ArrayRef = match features[0][at] {
+            FeatureCell::File(_) => Arc::new(StringArray::from_iter_values(features.iter().map(
+                |cells| match cells[at] {
+                    FeatureCell::File(file) => file_letter(file),
+                    FeatureCell::Scharnagl(_) => unreachable!("a column holds one kind"),
+                },
+            ))),
+            FeatureCell::Scharnagl(_) => Arc::new(Int32Array::from_iter_values(
+                features.iter().map(|cells| match cells[at] {
+                    FeatureCell::Scharnagl(n) => i32::from(n),
+                    FeatureCell::File(_) => unreachable!("a column holds one kind"),
+                }),
+            )),
+        };
+        columns.push((name, column));
+    }
+    let batch = RecordBatch::try_from_iter(columns).expect("fourteen columns of 960 rows");
     crate::tables::table_of(py, batch.schema(), vec![batch])
 }
