@@ -137,10 +137,17 @@ impl<'a> GameFix<'a> {
         if repeated.is_empty() || self.game.tags_incomplete {
             return;
         }
+        // As `ids` rewrites them: from a Chess960 start, every id tag well
+        // formed (otherwise none is rewritten, and each value is a fact).
         let ids_rewritten = matches!(
             self.reading.start,
             Start::Array(StartArray::Chess960(_)) | Start::NoFen
-        );
+        ) && self
+            .reading
+            .headers
+            .ids()
+            .iter()
+            .all(|id| self.batch.tags[id.tag].well_formed);
         // Each name given more than once (a few of the names the reading
         // reads), with its first tag and whether every tag of it says
         // what the first says: one pass over the game's tags, so that a
