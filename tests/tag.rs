@@ -1068,6 +1068,60 @@ fn wrong_ids_alone_count_as_changes() {
     assert_same_bytes(&fs::read(&b).expect("b.pgn"), &tagged, "b.pgn");
 }
 
+/// A new id line ends as the lines beside it do, byte for byte, also
+/// where the game has no tag line of its own or its lines do not end: a
+/// user of a CRLF (or old Mac) file gets no `\n` in it. (A game without
+/// tags is tagged with `--include-standard`; it was given `\n`, found by
+/// the fuzz harness.) Each input also from a file, which is mapped.
+#[test]
+fn a_new_id_line_ends_as_its_neighbours_in_games_without_tags_or_line_ends() {
+    let cases: [(&[u8], &[u8]); 6] = [
+        (b"1. e4 e5 *\r\n", b"[Chess960Id \"518\"]\r\n1. e4 e5 *\r\n"),
+        (b"{c}\r1. e4 *\r", b"[Chess960Id \"518\"]\r{c}\r1. e4 *\r"),
+        // The byte-order mark stays first.
+        (
+            b"\xef\xbb\xbf1. e4 *\r\n",
+            b"\xef\xbb\xbf[Chess960Id \"518\"]\r\n1. e4 *\r\n",
+        ),
+        // No line end anywhere: `\n`, as in any file without one.
+        (b"1. e4 *", b"[Chess960Id \"518\"]\n1. e4 *"),
+        // The last game on one line with no line end: the line before's.
+        (
+            b"[Event \"a\"]\r\n\r\n1. e4 *\r\n[Event \"b\"] 1. e4 *",
+            b"[Event \"a\"]\r\n[Chess960Id \"518\"]\r\n\r\n1. e4 *\r\n\
+              [Chess960Id \"518\"]\r\n[Event \"b\"] 1. e4 *",
+        ),
+        (
+            b"[Event \"a\"]\r\r1. e4 *\r[Event \"%",
+            b"[Event \"a\"]\r[Chess960Id \"518\"]\r\r1. e4 *\r[Chess960Id \"518\"]\r[Event \"%",
+        ),
+    ];
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let file = dir.path().join("in.pgn");
+    let mut failures = Vec::new();
+    for (input, expected) in cases {
+        let what = format!("{:?}", String::from_utf8_lossy(input));
+        assert_eq!(id_edits_only(input, expected), None, "{what}");
+        fs::write(&file, input).expect("the input written");
+        let runs = [
+            (
+                "piped",
+                pgn960(&["tag", "-q", "--include-standard"], Some(input)),
+            ),
+            (
+                "from a file",
+                pgn960(&["tag", "-q", "--include-standard", utf8(&file)], None),
+            ),
+        ];
+        for (how, run) in runs {
+            if let Some(diff) = bytes_diff(&run.ok("tag"), expected) {
+                failures.push(format!("{what} {how}: {diff}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// An id tag that does not end on its line cannot be rewritten safely: the
 /// game passes through as it is, counted as left alone, while the game
 /// after it is tagged.

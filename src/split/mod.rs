@@ -366,6 +366,63 @@ mod tests {
         assert_eq!(games[1].0, 5);
     }
 
+    /// Where a game's new tag line goes (an offset into the input), and its
+    /// line ending.
+    type Insertion = (Option<usize>, LineEnding);
+
+    /// Each game's insertion point and the line ending a new tag line takes
+    /// there, read in batches of `batch_bytes`.
+    fn insertions(input: &[u8], batch_bytes: usize) -> Vec<Insertion> {
+        let mut reader = GameReader::new(input).batch_bytes(batch_bytes);
+        let mut out = Vec::new();
+        let mut offset = 0;
+        while let Some(batch) = reader.next_batch().unwrap() {
+            for game in &batch.games {
+                out.push((game.insert_at.map(|at| offset + at), game.line_ending));
+            }
+            offset += batch.data.len();
+        }
+        out
+    }
+
+    /// A new tag line ends as the lines beside it do: in a game without
+    /// tags, put first, as the game's first line (after a byte-order
+    /// mark); in a game whose lines do not end (the input's last line), as
+    /// the line before it in the input, even when that line went out in an
+    /// earlier batch; `\n` only when no line ends at all.
+    #[test]
+    fn a_new_line_ends_as_its_neighbours() {
+        use LineEnding::{Cr, CrLf, Lf};
+        let cases: [(&[u8], &[Insertion]); 9] = [
+            (b"1. e4 e5 *\r\n", &[(Some(0), CrLf)]),
+            (b"{c}\r1. e4 *\r\n", &[(Some(0), Cr)]),
+            (b"1. e4 *\n", &[(Some(0), Lf)]),
+            (b"1. e4 *", &[(Some(0), Lf)]),
+            (b"\xef\xbb\xbf1. e4 *\r\n", &[(Some(3), CrLf)]),
+            (b"\xef\xbb\xbf[FEN \"x\"] *\r\n", &[(Some(3), CrLf)]),
+            (
+                b"[Event \"a\"]\r\n\r\n1. e4 *\r\n[Event \"b\"] 1. e4 *",
+                &[(Some(13), CrLf), (Some(24), CrLf)],
+            ),
+            (
+                b"[Event \"a\"]\r\r1. e4 *\r[Event \"%",
+                &[(Some(12), Cr), (Some(21), Cr)],
+            ),
+            // One game's only line end is before its first tag line.
+            (b";x\r\n[Event \"b\"] 1. e4 *", &[(Some(4), CrLf)]),
+        ];
+        for (input, expected) in cases {
+            for batch_bytes in [1, 1 << 20] {
+                assert_eq!(
+                    insertions(input, batch_bytes),
+                    expected,
+                    "{:?} in batches of {batch_bytes} bytes",
+                    String::from_utf8_lossy(input)
+                );
+            }
+        }
+    }
+
     /// Files stitched together from old Mac, Unix and Windows parts: a
     /// blank line of a lone `\r` right after a `\n` is one line end, not
     /// the start of a `\r\n`, so the tag line after it is read as one.

@@ -152,7 +152,7 @@ impl<W: Window> GameReader<W> {
             let buffered = buf.len();
             if eof {
                 self.done = true;
-                self.scanner.finish(buffered);
+                self.scanner.finish(buf, buffered);
                 if buffered == 0 {
                     return self.pending_error.take().map_or(Ok(None), Err);
                 }
@@ -161,7 +161,7 @@ impl<W: Window> GameReader<W> {
             if let Some(stop) = self.window.at_stop() {
                 if self.scanner.at_certain_boundary(buffered) {
                     self.done = true;
-                    self.scanner.end_game(buffered);
+                    self.scanner.end_game(buf, buffered);
                     return Ok(Some(self.cut(buffered, false)));
                 }
                 self.window.pass_stop(stop);

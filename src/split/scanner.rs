@@ -62,7 +62,8 @@ struct Current {
     section: Section,
     first_tag_line: Option<usize>,
     after_last_tag_line: Option<usize>,
-    /// The line ending of the first tag line, and of the last clean one.
+    /// The line ending of the first tag line (`None` when it is the
+    /// input's last line and has none), and of the last clean one.
     first_line_ending: Option<LineEnding>,
     last_line_ending: Option<LineEnding>,
     /// This "game" is the tail of an oversized game already handed out.
@@ -128,6 +129,13 @@ pub(super) struct Scanner {
     /// Per [`Stop`]: whether the last one was found close to where the
     /// search began.
     dense: [bool; 2],
+    /// The ending of the input's last line end before the current game
+    /// (`None` when there is none): the line ending of a new line put
+    /// first in a game that has no line end of its own. (A reader started
+    /// within a file starts at a tag line that ends, see
+    /// [`Candidates`](super::candidates::Candidates), so its first game
+    /// never needs what came before.)
+    ending_before_current: Option<LineEnding>,
 }
 
 /// What [`Scanner::find`] looks for.
@@ -212,6 +220,7 @@ impl Scanner {
             line_end: None,
             block: None,
             dense: [true; 2],
+            ending_before_current: None,
         }
     }
 
@@ -452,7 +461,7 @@ impl Scanner {
                                 LineEnd::TooLong => None,
                             };
                             if tag_name_at(buf, at).is_some() {
-                                self.end_game(at);
+                                self.end_game(buf, at);
                                 self.current.section = Section::Tags { blank_line: false };
                                 match eol {
                                     Some(eol) => self.tag_line(buf, at, at, eol),
@@ -561,7 +570,7 @@ impl Scanner {
                     Section::Tags { blank_line: false } | Section::Preamble => false,
                 };
                 if boundary {
-                    self.end_game(line);
+                    self.end_game(buf, line);
                     self.current.by_repeated_tag =
                         matches!(section_before, Section::Tags { blank_line: true });
                 }
@@ -725,7 +734,7 @@ impl Scanner {
         };
         if self.current.first_tag_line.is_none() {
             self.current.first_tag_line = Some(line);
-            self.current.first_line_ending = Some(ending);
+            self.current.first_line_ending = (eol < buf.len()).then_some(ending);
         }
         // A `;` comment after the tags runs to the line end: the line
         // still holds only tags.
@@ -754,24 +763,40 @@ impl Scanner {
     }
 
     /// Ends the current game just before `at`; a new one starts there.
-    pub(super) fn end_game(&mut self, at: usize) {
+    pub(super) fn end_game(&mut self, buf: &[u8], at: usize) {
         let current = &self.current;
         if current.continuation {
             self.continuation_end = Some(at);
             // Tags read in the tail of a game go out with no game.
             self.tags.truncate(current.tags_from);
         } else {
-            self.games.push(self.game_record(at, false, false));
+            self.games.push(self.game_record(buf, at, false, false));
         }
+        self.note_line_ending_before(buf, at);
         let tags_from = self.tags.len();
         self.current = Current::new(at, tags_from, Section::Movetext);
     }
 
-    fn game_record(&self, end: usize, continued: bool, cut_off: bool) -> Game {
-        self.game_record_at(end, continued, cut_off, false)
+    /// Notes the ending of the last line end before `at`, where the next
+    /// game (or piece) starts, while the current one is still in `buf`.
+    fn note_line_ending_before(&mut self, buf: &[u8], at: usize) {
+        if let Some(ending) = last_line_ending(buf, self.current.start, at) {
+            self.ending_before_current = Some(ending);
+        }
     }
 
-    fn game_record_at(&self, end: usize, continued: bool, cut_off: bool, at_end: bool) -> Game {
+    fn game_record(&self, buf: &[u8], end: usize, continued: bool, cut_off: bool) -> Game {
+        self.game_record_at(buf, end, continued, cut_off, false)
+    }
+
+    fn game_record_at(
+        &self,
+        buf: &[u8],
+        end: usize,
+        continued: bool,
+        cut_off: bool,
+        at_end: bool,
+    ) -> Game {
         let current = &self.current;
         let insert_at = match (current.after_last_tag_line, current.first_tag_line) {
             (Some(after), _) => Some(after),
@@ -781,6 +806,9 @@ impl Scanner {
                 .get(current.tags_from)
                 .filter(|tag| tag.well_formed)
                 .map(|tag| tag.end),
+            // No tags: only the input's first game, whose byte-order mark
+            // stays first.
+            (None, None) if buf[current.start..end].starts_with(BOM) => Some(current.start + 3),
             (None, None) => Some(current.start),
         };
         Game {
@@ -788,14 +816,7 @@ impl Scanner {
             range: current.start..end,
             tags: current.tags_from..self.tags.len(),
             insert_at,
-            // The new line follows the line it is inserted after, so it takes
-            // that line's ending: a lone `\r` must never meet a `\n`.
-            line_ending: if current.after_last_tag_line.is_some() {
-                current.last_line_ending
-            } else {
-                current.first_line_ending
-            }
-            .unwrap_or_default(),
+            line_ending: self.new_line_ending(buf, end, insert_at),
             continued,
             cut_off,
             at_end,
@@ -803,6 +824,29 @@ impl Scanner {
             tags_incomplete: current.tags_incomplete
                 || (continued && current.section != Section::Movetext),
         }
+    }
+
+    /// The line ending of a new line inserted at `insert_at` in the current
+    /// game, which ends at `end`: that of the line it follows, after the
+    /// tag lines (a lone `\r` must never meet a `\n`); put before a line,
+    /// that line's; when no line of the game from there on ends (the
+    /// input's last line), that of the line before it in the input; `\n`
+    /// only in an input with no line end before the game's last line. So a
+    /// CRLF file gets CRLF lines also in a game without tags, or on one line.
+    fn new_line_ending(&self, buf: &[u8], end: usize, insert_at: Option<usize>) -> LineEnding {
+        let current = &self.current;
+        if current.after_last_tag_line.is_some() {
+            return current.last_line_ending.unwrap_or_default();
+        }
+        let at = insert_at.unwrap_or(current.start);
+        let own = if current.first_tag_line.is_some() {
+            current.first_line_ending
+        } else {
+            first_line_ending(buf, at, end)
+        };
+        own.or_else(|| last_line_ending(buf, current.start, at))
+            .or(self.ending_before_current)
+            .unwrap_or_default()
     }
 
     /// Whether a new game certainly begins at `end`, the end of the
@@ -818,7 +862,7 @@ impl Scanner {
     }
 
     /// At the end of input: the current game ends at `end`.
-    pub(super) fn finish(&mut self, end: usize) {
+    pub(super) fn finish(&mut self, buf: &[u8], end: usize) {
         let current = &self.current;
         if current.continuation {
             self.continuation_end = Some(end);
@@ -829,14 +873,15 @@ impl Scanner {
         } else {
             let cut_off = self.mode == Mode::Comment;
             self.games
-                .push(self.game_record_at(end, false, cut_off, true));
+                .push(self.game_record_at(buf, end, false, cut_off, true));
         }
         self.current = Current::new(end, self.tags.len(), Section::Movetext);
     }
 
     /// The current game is handed out up to `at`; its rest is continuation.
-    fn split_current(&mut self, at: usize) {
+    fn split_current(&mut self, buf: &[u8], at: usize) {
         if self.current.continuation || self.current.section == Section::Preamble {
+            self.note_line_ending_before(buf, at);
             // No game has started: all bytes so far are bytes of no game
             // (or of the oversized game handed out earlier, whose tags
             // read since go out with no game).
@@ -847,7 +892,8 @@ impl Scanner {
             self.current = rest;
             return;
         }
-        self.games.push(self.game_record(at, true, false));
+        self.games.push(self.game_record(buf, at, true, false));
+        self.note_line_ending_before(buf, at);
         // The rest goes on where the head stopped: in the tag section, a
         // tag line there continues the game rather than begin another.
         let mut rest = Current::new(at, self.tags.len(), self.current.section);
@@ -891,7 +937,7 @@ impl Scanner {
         // is still in the buffer.
         self.escape_line(buf);
         if split_current {
-            self.split_current(at);
+            self.split_current(buf, at);
         }
         let games = std::mem::take(&mut self.games);
         let keep_tags = self.current.tags_from;
@@ -940,5 +986,32 @@ impl Scanner {
             tag.value = tag.value.start - at..tag.value.end - at;
             tag.end -= at;
         }
+    }
+}
+
+/// The ending of the first line end in `buf[from..to]` (a `\r` is read
+/// with the byte after it, which may lie past `to`).
+fn first_line_ending(buf: &[u8], from: usize, to: usize) -> Option<LineEnding> {
+    let at = from + memchr2(b'\n', b'\r', &buf[from..to])?;
+    Some(ending_at(buf, at))
+}
+
+/// The ending of the last line end in `buf[from..to]` (a `\n` is read with
+/// the byte before it, which may lie before `from`).
+fn last_line_ending(buf: &[u8], from: usize, to: usize) -> Option<LineEnding> {
+    let at = from + memchr::memrchr2(b'\n', b'\r', &buf[from..to])?;
+    Some(if buf[at] == b'\n' && at > 0 && buf[at - 1] == b'\r' {
+        LineEnding::CrLf
+    } else {
+        ending_at(buf, at)
+    })
+}
+
+/// The ending that starts at `buf[at]`, a `\n` or a `\r`.
+fn ending_at(buf: &[u8], at: usize) -> LineEnding {
+    match (buf[at], buf.get(at + 1)) {
+        (b'\r', Some(b'\n')) => LineEnding::CrLf,
+        (b'\r', _) => LineEnding::Cr,
+        _ => LineEnding::Lf,
     }
 }

@@ -62,10 +62,13 @@ pub struct Game {
     /// game began by repeating a tag of the game before it (archives of
     /// tags only), where a line put first would join the two games: then
     /// right after the first tag pair, or, when that pair is broken, nowhere
-    /// (`None`).
+    /// (`None`). A game without tags (only ever an input's first) gets it
+    /// first, after a byte-order mark.
     pub insert_at: Option<usize>,
     /// The line ending a tag line inserted at `insert_at` takes: that of the
-    /// line it follows (or, inserted before the first tag line, that line's).
+    /// line it follows; inserted before a line, that line's; when no line of
+    /// the game ends from there on (the input's last line), that of the
+    /// input's line before; `\n` only when no line before it ends either.
     pub line_ending: LineEnding,
     /// The game goes on in the next batch(es) as continuation bytes.
     pub continued: bool,
