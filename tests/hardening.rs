@@ -1598,8 +1598,10 @@ fn kill_at_random_moments(
         let started = Instant::now();
         if i % 2 == 0 {
             // Aimed at the writing: once the temporary file holds a random
-            // share of what it will hold, however fast the run goes.
-            let target = (0.05 + rng.unit() * 0.85) * original.len() as f64;
+            // share of what it will hold (the finished file's size, which
+            // for a compressed file can be far from the original's: it is
+            // written at another level), however fast the run goes.
+            let target = (0.05 + rng.unit() * 0.85) * finished.len() as f64;
             loop {
                 let written = temporaries_of(dir, name)
                     .iter()
@@ -1620,6 +1622,10 @@ fn kill_at_random_moments(
             // file is finished, synced and renamed.
             thread::sleep(duration.mul_f64(rng.unit() * 1.5));
         }
+        // Stopped first, so that what is seen of it is how it is killed:
+        // under load, a run can finish between a look and a kill.
+        // SAFETY: a child of this test, not yet reaped.
+        unsafe { libc::kill(child.id() as i32, libc::SIGSTOP) };
         let writing = !temporaries_of(dir, name).is_empty();
         let delay = started.elapsed();
         let _ = child.kill(); // SIGKILL; an error means it had finished

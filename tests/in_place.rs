@@ -10,7 +10,7 @@ use std::io::{Read, Write};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -490,11 +490,31 @@ fn wait_for_temporary(dir: &Path) {
     }
 }
 
+/// Sends `signal` to `child` if it is still writing a temporary file in
+/// `dir`: stopped first, so that what is seen is how the signal finds it
+/// (under load, a run can finish between a look and a signal), then let go
+/// on to take it. Whether the signal went.
+fn signal_while_writing(child: &Child, dir: &Path, signal: i32) -> bool {
+    let pid = child.id() as i32;
+    // SAFETY: a child of this test, not yet reaped.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    let writing = dir.exists() && !temporaries(dir).is_empty();
+    if writing {
+        // SAFETY: as above.
+        unsafe { libc::kill(pid, signal) };
+    }
+    // SAFETY: as above.
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    writing
+}
+
 /// SIGINT, SIGTERM and SIGHUP while a file is rewritten: the run ends as
 /// the signal asks, the temporary file is gone and the file as it was.
-/// The same for `filter --split-by`'s temporary files.
+/// The same for `filter --split-by`'s temporary files. A run that ends
+/// before the signal reaches it is tried again (a few times at most).
 #[test]
 fn a_signal_leaves_no_temporary_file() {
+    const TRIES: usize = 5;
     let dir = tempfile::tempdir().expect("a temporary directory");
     let file = dir.path().join("big.pgn.zst");
     // zstd at level 19: slow enough to be caught at it.
@@ -504,19 +524,26 @@ fn a_signal_leaves_no_temporary_file() {
         (libc::SIGTERM, "SIGTERM"),
         (libc::SIGHUP, "SIGHUP"),
     ] {
-        fs::write(&file, &packed).expect("writable");
-        let child = Command::new(BIN)
-            .args(["tag", "-q", "--in-place"])
-            .arg(&file)
-            .stdin(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("pgn960 starts");
-        wait_for_temporary(dir.path());
-        thread::sleep(Duration::from_millis(50));
-        // SAFETY: a child of this test, still running (it waits on us).
-        unsafe { libc::kill(child.id() as i32, signal) };
-        let out = child.wait_with_output().expect("tag ends");
+        let mut caught = None;
+        for _ in 0..TRIES {
+            fs::write(&file, &packed).expect("writable");
+            let child = Command::new(BIN)
+                .args(["tag", "-q", "--in-place"])
+                .arg(&file)
+                .stdin(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("pgn960 starts");
+            wait_for_temporary(dir.path());
+            thread::sleep(Duration::from_millis(50));
+            let sent = signal_while_writing(&child, dir.path(), signal);
+            let out = child.wait_with_output().expect("tag ends");
+            if sent {
+                caught = Some(out);
+                break;
+            }
+        }
+        let out = caught.unwrap_or_else(|| panic!("{name}: every run of {TRIES} ended first"));
         assert_eq!(
             out.status.signal(),
             Some(signal),
@@ -533,33 +560,44 @@ fn a_signal_leaves_no_temporary_file() {
         );
     }
 
-    let split = dir.path().join("split");
     let plain = dir.path().join("big.pgn");
     fs::write(&plain, big_archive(20000)).expect("writable");
-    let child = Command::new(BIN)
-        .args([
-            "filter",
-            "-q",
-            "--split-by",
-            "position",
-            "--compress",
-            "xz",
-            "--output-dir",
-        ])
-        .arg(&split)
-        .arg(&plain)
-        .stdin(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("pgn960 starts");
-    while !split.exists() || temporaries(&split).is_empty() {
-        thread::sleep(Duration::from_millis(2));
+    for attempt in 0..TRIES {
+        let split = dir.path().join(format!("split{attempt}"));
+        let mut child = Command::new(BIN)
+            .args([
+                "filter",
+                "-q",
+                "--split-by",
+                "position",
+                "--compress",
+                "xz",
+                "--output-dir",
+            ])
+            .arg(&split)
+            .arg(&plain)
+            .stdin(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("pgn960 starts");
+        while (!split.exists() || temporaries(&split).is_empty())
+            && child.try_wait().expect("waitable").is_none()
+        {
+            thread::sleep(Duration::from_millis(2));
+        }
+        if !signal_while_writing(&child, &split, libc::SIGTERM) {
+            let _ = child.wait();
+            assert!(
+                attempt + 1 < TRIES,
+                "every filter run of {TRIES} ended first"
+            );
+            continue;
+        }
+        let out = child.wait_with_output().expect("filter ends");
+        assert_eq!(out.status.signal(), Some(libc::SIGTERM), "{:?}", out.status);
+        assert!(temporaries(&split).is_empty(), "a spool is left");
+        break;
     }
-    // SAFETY: a child of this test, still running.
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    let out = child.wait_with_output().expect("filter ends");
-    assert_eq!(out.status.signal(), Some(libc::SIGTERM), "{:?}", out.status);
-    assert!(temporaries(&split).is_empty(), "a spool is left");
 }
 
 /// The progress line on a terminal is cleared when a signal ends the run.
