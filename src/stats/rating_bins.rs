@@ -83,25 +83,28 @@ impl RatingBins {
             self.0.clone_from(&other.0);
             return;
         }
-        let mut merged = Vec::with_capacity(self.0.len() + other.0.len());
-        let (mut a, mut b) = (self.0.iter().peekable(), other.0.iter().peekable());
-        loop {
-            let next = match (a.peek(), b.peek()) {
-                (Some(x), Some(y)) if x.0 == y.0 => {
-                    let sum = [x.1[0] + y.1[0], x.1[1] + y.1[1], x.1[2] + y.1[2]];
-                    let bin = x.0;
-                    a.next();
-                    b.next();
-                    (bin, sum)
+        // Add in place the bins both have (after the first batches, most
+        // of them), then put the others in order: no allocation when
+        // `other` brings no new bin.
+        let mut new_bins = Vec::new();
+        let mut at = 0;
+        for &(bin, counts) in &other.0 {
+            while at < self.0.len() && self.0[at].0 < bin {
+                at += 1;
+            }
+            match self.0.get_mut(at) {
+                Some((mine, sums)) if *mine == bin => {
+                    for (sum, count) in sums.iter_mut().zip(counts) {
+                        *sum += count;
+                    }
                 }
-                (Some(x), Some(y)) if x.0 < y.0 => *a.next().expect("peeked"),
-                (Some(_), Some(_)) | (None, Some(_)) => *b.next().expect("peeked"),
-                (Some(_), None) => *a.next().expect("peeked"),
-                (None, None) => break,
-            };
-            merged.push(next);
+                _ => new_bins.push((bin, counts)),
+            }
         }
-        self.0 = merged;
+        if !new_bins.is_empty() {
+            self.0.extend(new_bins);
+            self.0.sort_unstable_by_key(|(bin, _)| *bin);
+        }
     }
 
     /// The bins of both, added, unless a count would not fit in a `u64`.
