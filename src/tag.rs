@@ -45,7 +45,9 @@ pub struct TagCounts {
     /// Games that carry ids: Chess960 games, and standard ones when asked.
     pub tagged: u64,
     /// Games that should carry ids but were left as they were: an id tag
-    /// that cannot be rewritten safely (it does not end on its line), or
+    /// that cannot be rewritten safely (it does not end on its line, text
+    /// stands between its name and its value, or its value holds an
+    /// unescaped quote, where a `]` may be missing), or
     /// no place for a new one that keeps the game apart from the one
     /// before. Not counted in `tagged`.
     pub left_alone: u64,
@@ -167,7 +169,7 @@ fn game_edits(
             inserts.extend_from_slice(format!("[{name} \"{value}\"]").as_bytes());
             inserts.extend_from_slice(game.line_ending.as_bytes());
             local.added += 1;
-        } else if existing.iter().any(|tag| !tag.well_formed) {
+        } else if existing.iter().any(|tag| !rewritable(&batch.data, tag)) {
             return None;
         } else {
             for (nth, tag) in existing.into_iter().enumerate() {
@@ -206,6 +208,35 @@ fn game_edits(
     }
     game_edits.sort_by_key(|edit| edit.at);
     Some((game_edits, local))
+}
+
+/// Whether an id tag's value can be rewritten (or the tag removed) without
+/// losing bytes that are not an id: a well-formed pair whose name is
+/// followed by nothing but blanks before the opening quote, and whose value
+/// holds no quote that a backslash does not escape. What the splitter
+/// reads leniently as an id's value can otherwise hold other text or tags:
+/// `[Chess960Id "5" [Site "x"]` (a `]` missing) reads as the value
+/// `5" [Site "x`, and `[Chess960Id te "Alvarez, Ana"]` (two lines run
+/// together) as `Alvarez, Ana`.
+fn rewritable(data: &[u8], tag: &TagSpan) -> bool {
+    tag.well_formed
+        && data[tag.name.end..tag.value.start.saturating_sub(1)]
+            .iter()
+            .all(|&b| b == b' ' || b == b'\t')
+        && !holds_a_quote(&data[tag.value.clone()])
+}
+
+/// Whether a tag value holds a quote that no backslash escapes.
+fn holds_a_quote(value: &[u8]) -> bool {
+    let mut at = 0;
+    while at < value.len() {
+        match value[at] {
+            b'\\' => at += 2,
+            b'"' => return true,
+            _ => at += 1,
+        }
+    }
+    false
 }
 
 /// The bytes of a well-formed tag pair alone on its line, from its `[` to

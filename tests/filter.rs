@@ -835,20 +835,32 @@ fn unusable_arguments_are_one_line_and_exit_2() {
             "pgn960: the argument '--output <FILE>' cannot be used with '--split-by <WHAT>'",
         ),
     ];
+    // Run in a scratch folder: the relative outputs `x` and `x.pgn` must
+    // not appear there, and a failure must not leave them in the
+    // repository.
+    let scratch = tempfile::tempdir().expect("a temporary directory");
     for (args, message) in cases {
         let mut all = vec!["filter"];
         all.extend_from_slice(args);
         all.push(s);
-        let run = pgn960(&all, None);
-        assert_eq!(run.code, 2, "{all:?}: {}", run.stderr);
-        assert_eq!(run.stderr.lines().count(), 1, "{all:?}: {}", run.stderr);
+        let output = Command::new(env!("CARGO_BIN_EXE_pgn960"))
+            .args(&all)
+            .current_dir(scratch.path())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("pgn960 runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{all:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{all:?}: {stderr}");
         assert!(
-            run.stderr.starts_with(message),
-            "{all:?}:\n{}\nwanted:\n{message}",
-            run.stderr
+            stderr.starts_with(message),
+            "{all:?}:\n{stderr}\nwanted:\n{message}"
         );
-        assert!(run.stdout.is_empty());
-        assert!(!Path::new("x").exists() && !Path::new("x.pgn").exists());
+        assert!(output.stdout.is_empty());
+        assert!(
+            !scratch.path().join("x").exists() && !scratch.path().join("x.pgn").exists(),
+            "{all:?} wrote an output"
+        );
     }
 }
 

@@ -2,10 +2,11 @@
 //! reads only bytes, so a splitter bug cannot hide itself by agreeing with
 //! the code under test. Shared with the `split_tag` fuzz target.
 //!
-//! `tag` makes two kinds of edit: it inserts whole id lines
+//! `tag` makes three kinds of edit: it inserts whole id lines
 //! (`[Chess960Id "N"]` or `[Chess960Fritz9Id "N"]`, each with a line
-//! ending), and it replaces the value of an id tag with a number. Anything
-//! else in the output that is not in the input is a lost or changed byte.
+//! ending), it replaces the value of an id tag with a number, and it
+//! removes a repeated id tag alone on its line. Anything else in the
+//! output that is not in the input is a lost or changed byte.
 
 /// Where `tag` may edit an input, as the generator that wrote it
 /// recorded: the input offsets where whole id lines may go in (a line
@@ -28,8 +29,8 @@ pub struct Places {
 /// tag can look like: a rewritten value belongs to a tag that starts its
 /// line or follows a tag (`]`) or a comment (`}`) on it, not one inside a
 /// comment (`{ [Chess960Id "5"] }`, `; [Chess960Id "5"]`); and an inserted
-/// id line ends as the line before it or the line after it does (no `\n`
-/// after a new id in a CRLF game).
+/// id line ends as the line before it or the line it goes before (or into)
+/// does (no `\n` after a new id in a CRLF game).
 pub fn id_edits_only(input: &[u8], output: &[u8]) -> Option<String> {
     edits_beside(input, output, None)
 }
@@ -146,6 +147,24 @@ fn edits_beside(input: &[u8], output: &[u8], places: Option<&Places>) -> Option<
             synced = j;
             continue;
         }
+        // Without a record: a repeated id tag alone on its line, removed
+        // with its line ending (a game keeps one id of each name).
+        if places.is_none() {
+            let input_synced = i - (j - synced);
+            let removed = (input_synced..=i.min(input.len().saturating_sub(1)))
+                .rev()
+                .filter(|&at| at == 0 || matches!(input[at - 1], b'\n' | b'\r'))
+                .find_map(|at| {
+                    let len = any_id_line_len(&input[at..])?;
+                    (at + len > i).then_some((at, len))
+                });
+            if let Some((at, len)) = removed {
+                j -= i - at;
+                i = at + len;
+                synced = j;
+                continue;
+            }
+        }
         return Some(format!(
             "input byte {i} ({:?}) and output byte {j} ({:?}) differ, and not by an id tag{refused}",
             String::from_utf8_lossy(&input[i..input.len().min(i + 40)]),
@@ -154,24 +173,26 @@ fn edits_beside(input: &[u8], output: &[u8], places: Option<&Places>) -> Option<
     }
 }
 
-/// The line ending that ends `bytes[..at]`: `None` at the start (or after
-/// a byte-order mark there), an empty ending (which no line has) when
-/// `at` is no line start or falls between the `\r` and `\n` of a CRLF.
+/// The ending of the last line end in `bytes[..at]`, the line before a
+/// line inserted at `at` (at a line start, or within a line, after a
+/// result: `1. e4 *[Event`): `None` when there is none; an empty ending
+/// (which no line has) when `at` falls between the `\r` and `\n` of a
+/// CRLF.
 fn ending_before(bytes: &[u8], at: usize) -> Option<&'static [u8]> {
     let head = &bytes[..at];
-    if head.is_empty() || head == b"\xef\xbb\xbf" {
-        return None;
+    if head.ends_with(b"\r") && bytes.get(at) == Some(&b'\n') {
+        return Some(b"");
     }
-    Some(match head {
-        [.., b'\r', b'\n'] => b"\r\n",
-        [.., b'\n'] => b"\n",
-        [.., b'\r'] if bytes.get(at) != Some(&b'\n') => b"\r",
-        _ => b"",
+    let last = head.iter().rposition(|&b| b == b'\n' || b == b'\r')?;
+    Some(match head[last] {
+        b'\n' if last > 0 && head[last - 1] == b'\r' => b"\r\n",
+        b'\n' => b"\n",
+        _ => b"\r",
     })
 }
 
-/// The line ending of the line that starts at `at`; `None` when it has
-/// none (the input's last line).
+/// The line ending of the line that holds `at`, from `at` on; `None` when
+/// it has none (the input's last line).
 fn ending_of_line_at(bytes: &[u8], at: usize) -> Option<&'static [u8]> {
     let end = at + bytes[at..].iter().position(|&b| b == b'\n' || b == b'\r')?;
     Some(if bytes[end..].starts_with(b"\r\n") {
@@ -264,6 +285,27 @@ fn id_line(bytes: &[u8]) -> Option<(usize, &'static [u8])> {
     (digits > 0).then_some((1 + name.len() + 2 + digits + 2 + ending.len(), ending))
 }
 
+/// How long the id line (any value) at the start of `bytes` is, its line
+/// ending included; `None` when none starts there.
+fn any_id_line_len(bytes: &[u8]) -> Option<usize> {
+    let rest = bytes.strip_prefix(b"[")?;
+    let name = NAMES.iter().find(|name| rest.starts_with(name))?;
+    let value = 1 + name.len() + 2;
+    if !bytes.get(value - 2..value)?.eq(b" \"") {
+        return None;
+    }
+    let close = value_end(bytes, value)?;
+    let rest = bytes[close..].strip_prefix(b"\"]")?;
+    let ending = if rest.starts_with(b"\r\n") {
+        2
+    } else if matches!(rest.first(), Some(b'\n' | b'\r')) {
+        1
+    } else {
+        return None;
+    };
+    Some(close + 2 + ending)
+}
+
 fn trim_start(bytes: &[u8]) -> &[u8] {
     let spaces = bytes
         .iter()
@@ -287,6 +329,14 @@ mod tests {
         // An id line inserted at the very end, or between equal lines.
         assert_eq!(
             id_edits_only(b"[A \"1\"]\n", b"[A \"1\"]\n[Chess960Id \"9\"]\n"),
+            None
+        );
+        // A repeated id tag alone on its line removed.
+        assert_eq!(
+            id_edits_only(
+                b"[A \"1\"]\n[Chess960Id \"5\"]\n[Chess960Id \"  7 \"]\n\n*\n",
+                b"[A \"1\"]\n[Chess960Id \"5\"]\n\n*\n"
+            ),
             None
         );
         assert_eq!(

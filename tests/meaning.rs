@@ -311,6 +311,18 @@ fn the_readme_lists_every_spelling_read_as_chess960() {
     );
 }
 
+/// A file made immutable (`chattr +i`), made mutable again when this
+/// goes, also when the test panics.
+struct Immutable<'a>(&'a str);
+
+impl Drop for Immutable<'_> {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("chattr")
+            .args(["-i", self.0])
+            .status();
+    }
+}
+
 /// A file `--in-place` cannot replace (with `--force`, as its immutable
 /// flag makes it read-only) is named, not its temporary file, and its ids
 /// are not counted as added.
@@ -334,12 +346,13 @@ fn in_place_on_a_file_that_cannot_be_replaced_names_the_file() {
         );
         return;
     }
+    // The flag goes again however this test ends, so that no immutable
+    // file is left in the temporary folder.
+    let immutable = Immutable(&file);
     // Without --force it is refused before it is read: no write permission.
     let refused = pgn960(&["tag", "--in-place", &file], None);
     let run = pgn960(&["tag", "--in-place", "--force", &file], None);
-    let _ = std::process::Command::new("chattr")
-        .args(["-i", &file])
-        .status();
+    drop(immutable);
     assert_eq!(refused.code, 2, "{}", refused.stderr);
     assert!(refused.stderr.contains("read-only"), "{}", refused.stderr);
     assert_eq!(run.code, 2, "{}", run.stderr);

@@ -1075,7 +1075,7 @@ fn wrong_ids_alone_count_as_changes() {
 /// the fuzz harness.) Each input also from a file, which is mapped.
 #[test]
 fn a_new_id_line_ends_as_its_neighbours_in_games_without_tags_or_line_ends() {
-    let cases: [(&[u8], &[u8]); 6] = [
+    let cases: [(&[u8], &[u8]); 7] = [
         (b"1. e4 e5 *\r\n", b"[Chess960Id \"518\"]\r\n1. e4 e5 *\r\n"),
         (b"{c}\r1. e4 *\r", b"[Chess960Id \"518\"]\r{c}\r1. e4 *\r"),
         // The byte-order mark stays first.
@@ -1094,6 +1094,11 @@ fn a_new_id_line_ends_as_its_neighbours_in_games_without_tags_or_line_ends() {
         (
             b"[Event \"a\"]\r\r1. e4 *\r[Event \"%",
             b"[Event \"a\"]\r[Chess960Id \"518\"]\r\r1. e4 *\r[Chess960Id \"518\"]\r[Event \"%",
+        ),
+        // The first game ends within its first line, which ends in the next.
+        (
+            b"1. e4 *[Event \"b\"]\r\n",
+            b"[Chess960Id \"518\"]\r\n1. e4 *[Event \"b\"]\r\n[Chess960Id \"518\"]\r\n",
         ),
     ];
     let dir = tempfile::tempdir().expect("a temporary folder");
@@ -1140,6 +1145,31 @@ fn an_id_tag_without_its_closing_quote_is_left_alone_and_counted() {
     let s = run.summary();
     assert_same_bytes(&run.ok("tag"), expected.as_bytes(), "one game left alone");
     assert_eq!((s.games, s.tagged, s.added, s.left_alone), (2, 1, 1, 1));
+}
+
+/// An id tag that reads as one only leniently is left alone: a value
+/// holding an unescaped quote is no number, and may hold other tags (a `]`
+/// missing); text between the name and the value means lines run
+/// together. Rewriting them lost `[Site "x` and a player's name (found by
+/// the fuzz harness). The game passes through as it is, counted as left
+/// alone.
+#[test]
+fn an_id_tag_read_only_leniently_is_left_alone() {
+    let fen = "[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1\"]";
+    for id_line in [
+        "[Chess960Id \"5\" [Site \"x\"]",
+        "[Chess960Id te \"Alvarez, Ana\"]",
+    ] {
+        let input = format!("[Variant \"Chess960\"]\n{fen}\n{id_line}\n\n1. e4 *\n");
+        let run = pgn960(&["tag"], Some(input.as_bytes()));
+        let s = run.summary();
+        assert_same_bytes(&run.ok("tag"), input.as_bytes(), id_line);
+        assert_eq!(
+            (s.games, s.tagged, s.rewritten, s.left_alone),
+            (1, 0, 0, 1),
+            "{id_line}"
+        );
+    }
 }
 
 /// `strip_ids`, which the properties and the fuzz target lean on, against

@@ -10,6 +10,7 @@ mod filter;
 mod filter_properties;
 mod fix;
 mod fix_properties;
+mod fuzz_checks;
 mod fuzz_regressions;
 mod games;
 mod hardening;

@@ -393,7 +393,7 @@ mod tests {
     #[test]
     fn a_new_line_ends_as_its_neighbours() {
         use LineEnding::{Cr, CrLf, Lf};
-        let cases: [(&[u8], &[Insertion]); 9] = [
+        let cases: [(&[u8], &[Insertion]); 10] = [
             (b"1. e4 e5 *\r\n", &[(Some(0), CrLf)]),
             (b"{c}\r1. e4 *\r\n", &[(Some(0), Cr)]),
             (b"1. e4 *\n", &[(Some(0), Lf)]),
@@ -410,6 +410,12 @@ mod tests {
             ),
             // One game's only line end is before its first tag line.
             (b";x\r\n[Event \"b\"] 1. e4 *", &[(Some(4), CrLf)]),
+            // A game without tags ends within its first line, which ends
+            // in the next game.
+            (
+                b"1. e4 *[Event \"b\"]\r\n",
+                &[(Some(0), CrLf), (Some(20), CrLf)],
+            ),
         ];
         for (input, expected) in cases {
             for batch_bytes in [1, 1 << 20] {

@@ -816,7 +816,7 @@ impl Scanner {
             range: current.start..end,
             tags: current.tags_from..self.tags.len(),
             insert_at,
-            line_ending: self.new_line_ending(buf, end, insert_at),
+            line_ending: self.new_line_ending(buf, end, insert_at, continued),
             continued,
             cut_off,
             at_end,
@@ -829,11 +829,19 @@ impl Scanner {
     /// The line ending of a new line inserted at `insert_at` in the current
     /// game, which ends at `end`: that of the line it follows, after the
     /// tag lines (a lone `\r` must never meet a `\n`); put before a line,
-    /// that line's; when no line of the game from there on ends (the
-    /// input's last line), that of the line before it in the input; `\n`
-    /// only in an input with no line end before the game's last line. So a
-    /// CRLF file gets CRLF lines also in a game without tags, or on one line.
-    fn new_line_ending(&self, buf: &[u8], end: usize, insert_at: Option<usize>) -> LineEnding {
+    /// that line's, wherever it ends (a game without tags can end within
+    /// its first line, where a tag pair follows a result: `1. e4 * [Event`);
+    /// when that line does not end (the input's last line), that of the
+    /// line before it in the input; `\n` only in an input with no line end
+    /// before the game's last line. So a CRLF file gets CRLF lines also in
+    /// a game without tags, or on one line.
+    fn new_line_ending(
+        &self,
+        buf: &[u8],
+        end: usize,
+        insert_at: Option<usize>,
+        continued: bool,
+    ) -> LineEnding {
         let current = &self.current;
         if current.after_last_tag_line.is_some() {
             return current.last_line_ending.unwrap_or_default();
@@ -842,7 +850,15 @@ impl Scanner {
         let own = if current.first_tag_line.is_some() {
             current.first_line_ending
         } else {
-            first_line_ending(buf, at, end)
+            // The game's line goes on into the next game's first tag line,
+            // whose end the scanner has found (within `MAX_TAG_LINE`, so
+            // that every reader finds it or none does).
+            first_line_ending(buf, at, end).or_else(|| {
+                let next_line = end..buf.len().min(end.saturating_add(MAX_TAG_LINE));
+                (!continued && !next_line.is_empty())
+                    .then(|| first_line_ending(buf, next_line.start, next_line.end))
+                    .flatten()
+            })
         };
         own.or_else(|| last_line_ending(buf, current.start, at))
             .or(self.ending_before_current)

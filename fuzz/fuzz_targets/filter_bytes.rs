@@ -1,0 +1,16 @@
+//! `filter` on arbitrary bytes: the input and what is asserted are described at
+//! `filter_bytes` in `tests/fuzz_checks.rs`, which `cargo test` also runs over
+//! the regression inputs and seeded random inputs (a stable harness).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+#[path = "../../tests/id_oracle.rs"]
+#[allow(dead_code)]
+mod id_oracle;
+
+#[path = "../../tests/fuzz_checks.rs"]
+#[allow(dead_code)]
+mod fuzz_checks;
+
+fuzz_target!(|data: &[u8]| fuzz_checks::filter_bytes(data));
