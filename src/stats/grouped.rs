@@ -12,9 +12,17 @@
 //! tests from what the first pass kept of its analysis (its findings by
 //! position and its tests: some 200 bytes a position and 300 a group),
 //! in memory up to [`ANALYSIS_MEMORY`], in a temporary file beyond.
+//!
+//! The first pass analyses groups on every thread: it gathers up to
+//! [`PARALLEL_GROUPS`] groups (their rows at most [`PARALLEL_BYTES`]),
+//! analyses them at once, and takes their analyses in the groups' order.
+//! Each group's random streams are seeded from its name, so the numbers do
+//! not depend on the threads.
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Seek, Write};
+
+use rayon::prelude::*;
 
 use super::analysis::PooledSum;
 use super::analysis::{
@@ -24,12 +32,19 @@ use super::analysis::{
 use super::csv::{WIDTH, for_each_row_of_group, header, into_io};
 use super::findings::GroupFindings;
 use super::json::{GroupedJson, SummaryNotes, write_tests_json};
-use super::spill::Groups;
+use super::spill::{Groups, group_bytes};
 use super::table::{Rows, StatsTable};
 
 /// The memory the findings of the first pass may take for the second,
 /// by an estimate from above; beyond it, they go to a temporary file.
 pub const ANALYSIS_MEMORY: usize = 8 << 20;
+
+/// Groups analysed at once in the first pass.
+const PARALLEL_GROUPS: usize = 64;
+
+/// The most bytes of rows (as the groups' budget counts them) gathered
+/// for analysis at once, beside the groups' own budget: their copies.
+const PARALLEL_BYTES: usize = 1 << 20;
 
 /// What the first pass over the groups found: enough to write every
 /// group's rows and tests in a second.
@@ -80,8 +95,7 @@ impl GroupedAnalysis {
         let mut file: Option<BufWriter<File>> = None;
         let mut first: Option<(StatsTable, Analysis)> = None;
         let mut merged = Rows::new();
-        groups.for_each(|group, rows| {
-            let analysis = Analysis::of(rows, group);
+        let mut take = |group: &str, rows: &Rows, analysis: Analysis| -> io::Result<()> {
             p_values.extend(analysis.p_values().into_iter().map(|(_, p)| p));
             if let Some(df) = analysis.elo.df {
                 elo_groups += 1;
@@ -121,8 +135,31 @@ impl GroupedAnalysis {
                 kept = Vec::new();
                 file = Some(out);
             }
+            Ok(())
+        };
+        // Groups gathered for analysis on every thread, taken in order.
+        let mut gathered: Vec<(String, Rows)> = Vec::new();
+        let mut gathered_bytes = 0;
+        let mut analyse = |gathered: &mut Vec<(String, Rows)>| -> io::Result<()> {
+            let analyses: Vec<Analysis> = gathered
+                .par_iter()
+                .map(|(group, rows)| Analysis::of(rows, group))
+                .collect();
+            for ((group, rows), analysis) in gathered.drain(..).zip(analyses) {
+                take(&group, &rows, analysis)?;
+            }
+            Ok(())
+        };
+        groups.for_each(|group, rows| {
+            gathered_bytes += group_bytes(group, rows);
+            gathered.push((group.to_string(), rows.clone()));
+            if gathered.len() >= PARALLEL_GROUPS || gathered_bytes > PARALLEL_BYTES {
+                analyse(&mut gathered)?;
+                gathered_bytes = 0;
+            }
             Ok::<_, io::Error>(())
         })?;
+        analyse(&mut gathered)?;
         let tested_positions = p_values.len() as u64;
         benjamini_hochberg_in_place(&mut p_values);
         let q_values = p_values;

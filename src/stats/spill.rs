@@ -346,7 +346,7 @@ impl Groups {
 /// About the bytes a group holds in a table: its name and its share of
 /// the map of groups, its map of rows (as [`btree_bytes`] bounds it), and
 /// their rating bins (their capacity at most twice what they hold).
-fn group_bytes(group: &str, rows: &Rows) -> usize {
+pub(super) fn group_bytes(group: &str, rows: &Rows) -> usize {
     let bins: usize = rows.values().map(|s| s.rating_bins.len()).sum();
     group_entry_bytes(group) + btree_bytes::<u16, PositionStats>(rows.len()) + bins * BIN_BYTES
 }
