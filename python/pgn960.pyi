@@ -154,6 +154,10 @@ class Counts:
         """The games whose result was not played, by reason (``abandoned``,
         ``rules_infraction``, ``unterminated``, ``emergency``, ``death``):
         left out, or kept with ``keep_unplayed``."""
+    @property
+    def duplicates(self) -> int:
+        """The copies of games read before, left out (zero with
+        ``keep_duplicates``, and for counts read from a CSV)."""
     def __add__(self, other: Counts, /) -> Counts: ...
     def __radd__(self, other: Union[Counts, Literal[0]], /) -> Counts: ...
     def table(self, *, all_positions: bool = False) -> pyarrow.Table:
@@ -180,13 +184,16 @@ def count(
     min_elo: int | None = None,
     include_standard: bool = False,
     keep_unplayed: bool = False,
+    keep_duplicates: bool = False,
     threads: int | None = None,
 ) -> Counts:
     """Counts the games of ``paths`` per start position, as
     ``pgn960 stats`` does, optionally per group (``group_by``: a tag name
     or ``"year"``), only games where both players are rated at least
     ``min_elo``, standard games too as 518 with ``include_standard``,
-    games whose result was not played too with ``keep_unplayed``."""
+    games whose result was not played too with ``keep_unplayed``, each
+    game once across ``paths`` (its copies left out) unless
+    ``keep_duplicates``."""
 
 def stats(
     paths: _Inputs,
@@ -195,6 +202,7 @@ def stats(
     min_elo: int | None = None,
     include_standard: bool = False,
     keep_unplayed: bool = False,
+    keep_duplicates: bool = False,
     all_positions: bool = False,
     threads: int | None = None,
 ) -> tuple[pyarrow.Table, dict[str, Any]]:
@@ -206,6 +214,7 @@ def dfrc_stats(
     *,
     group_by: str | None = None,
     min_elo: int | None = None,
+    keep_duplicates: bool = False,
     all_positions: bool = False,
     threads: int | None = None,
 ) -> dict[str, pyarrow.Table]:
@@ -269,5 +278,6 @@ def _restore_counts(
     counted: int,
     below_min_elo: int,
     unplayed: list[int] = ...,
+    duplicates: int = ...,
 ) -> Counts:
     """Rebuilds pickled ``Counts``."""

@@ -42,6 +42,7 @@ macro_rules! add_fields {
 
 pub mod compression;
 pub mod draw;
+pub mod duplicates;
 pub mod export;
 pub mod filter;
 pub mod fix;

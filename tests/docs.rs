@@ -311,10 +311,10 @@ page_tests! {
     commands_random: "docs/commands/random.md" runs 1;
     commands_draw: "docs/commands/draw.md" runs 6;
     commands_tag: "docs/commands/tag.md" runs 5;
-    commands_stats: "docs/commands/stats.md" runs 16;
+    commands_stats: "docs/commands/stats.md" runs 18;
     commands_validate: "docs/commands/validate.md" runs 2;
     commands_fix: "docs/commands/fix.md" runs 7;
-    commands_filter: "docs/commands/filter.md" runs 12;
+    commands_filter: "docs/commands/filter.md" runs 14;
     commands_games: "docs/commands/games.md" runs 5;
     commands_completions: "docs/commands/completions.md" runs 1;
     commands_man: "docs/commands/man.md" runs 1;

@@ -180,7 +180,8 @@ fn standard_games_are_standard_in_the_summaries() {
     assert_eq!(
         rest.trim(),
         "counted 298 chess960 and standard games in 1 position; \
-         2 unplayed games left out (2 abandoned)"
+         2 unplayed games left out (2 abandoned)\n  \
+         skipped 0 duplicates of games read before"
     );
 }
 
@@ -201,7 +202,10 @@ fn summaries_count_what_they_name() {
         first,
         "pgn960 stats: 1 game read: 1 chess960, 0 standard, 0 dfrc, 0 other, 0 unreadable"
     );
-    assert_eq!(rest.trim(), "counted 1 chess960 game in 1 position");
+    assert_eq!(
+        rest.trim(),
+        "counted 1 chess960 game in 1 position\n  skipped 0 duplicates of games read before"
+    );
     let tag = pgn960(&["tag", "-o", "/dev/null", &file], None);
     assert_eq!(
         summary(&tag.stderr, "tag").1.trim(),

@@ -850,9 +850,13 @@ fn merge_of_shards_equals_one_run(files: &[PathBuf], game_count: u64) {
     }
 
     for (label, options) in [
-        ("plain", &[][..]),
-        ("by year", &["--group-by", "year"][..]),
-        ("all positions", &["--all-positions"][..]),
+        // Copies across shards are the shards' business: kept here.
+        ("plain", &["--keep-duplicates"][..]),
+        ("by year", &["--keep-duplicates", "--group-by", "year"][..]),
+        (
+            "all positions",
+            &["--keep-duplicates", "--all-positions"][..],
+        ),
     ] {
         let mut csvs = Vec::new();
         let mut read = 0;
@@ -1026,7 +1030,9 @@ fn thread_count_changes_nothing_on_the_corpus_tcec_archive() {
 fn assert_thread_count_changes_nothing(path: &str, games: u64, double_frc: u64) {
     let [one, two] = std::thread::scope(|scope| {
         ["1", "2"]
-            .map(|threads| scope.spawn(move || stats_ok(&["--threads", threads, path])))
+            .map(|threads| {
+                scope.spawn(move || stats_ok(&["--keep-duplicates", "--threads", threads, path]))
+            })
             .map(|handle| handle.join().expect("the run thread does not panic"))
     });
     assert!(
@@ -1088,7 +1094,14 @@ fn thread_count_changes_nothing_when_grouped_on_the_corpus() {
 /// threads, and counts `games` games.
 fn assert_grouped_thread_count_changes_nothing(inputs: &[&str], games: u64) {
     let run = |threads: &str| {
-        let mut args = vec!["--group-by", "Event", "--threads", threads, "-q"];
+        let mut args = vec![
+            "--keep-duplicates",
+            "--group-by",
+            "Event",
+            "--threads",
+            threads,
+            "-q",
+        ];
         args.extend_from_slice(inputs);
         stats_ok(&args).stdout
     };
@@ -1128,7 +1141,7 @@ fn count_every_archive(paths: &[PathBuf]) {
     for path in paths {
         let name = path.file_name().and_then(|n| n.to_str()).expect("a name");
         let path = path_str(path);
-        let run = stats_ok(&[path]);
+        let run = stats_ok(&["--keep-duplicates", path]);
         let summary = summary(&run.stderr);
         assert_eq!(summary.read, tag_games_read(path), "{name}: games read");
         let csv = Csv::parse(&run.stdout);

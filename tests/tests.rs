@@ -6,6 +6,7 @@ mod cli_position;
 mod common;
 mod docs;
 mod draw;
+mod duplicates;
 mod filter;
 mod filter_properties;
 mod fix;

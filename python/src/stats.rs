@@ -5,11 +5,12 @@
 
 use std::path::PathBuf;
 
+use pgn960::duplicates::DUPLICATES_MEMORY;
 use pgn960::game::{Kind, KindCounts, Unplayed};
 use pgn960::stats::{
-    BoundedTable, DfrcTables, GROUP_MEMORY, GroupBy, Groups, StatsOptions, StatsSummary,
-    StatsTable, SummaryNotes, TableAnalysis, analysis_record_batch, count_input,
-    count_input_bounded, pairs_record_batch, read_csv, record_batch, write_csv,
+    BoundedTable, Copies, DfrcTables, GROUP_MEMORY, GroupBy, Groups, StatsOptions, StatsSummary,
+    StatsTable, SummaryNotes, TableAnalysis, WAITING_MEMORY, analysis_record_batch,
+    count_input_bounded, finish_copies, pairs_record_batch, read_csv, record_batch, write_csv,
     write_noted_analysis_json, write_summary_json,
 };
 use pyo3::exceptions::PyValueError;
@@ -97,6 +98,14 @@ impl Counts {
     #[getter]
     fn below_min_elo(&self) -> u64 {
         self.summary.below_min_elo
+    }
+
+    /// The copies of games read before, left out (not with
+    /// `keep_duplicates=True`): each game is counted once across the
+    /// run's inputs; copies in different runs (shards) are counted in each.
+    #[getter]
+    fn duplicates(&self) -> u64 {
+        self.summary.duplicates
     }
 
     /// The games whose result was not played (abandoned, ended by a rules
@@ -223,6 +232,7 @@ impl Counts {
             counts.summary.counted,
             counts.summary.below_min_elo,
             Unplayed::ALL.map(|reason| counts.summary.unplayed.get(reason)),
+            counts.summary.duplicates,
         );
         let restore = py
             .import(intern!(py, "pgn960"))?
@@ -236,7 +246,7 @@ impl Counts {
 
 /// Rebuilds pickled [`Counts`] (see `Counts.__reduce__`).
 #[pyfunction]
-#[pyo3(signature = (csv, grouped, kinds, counted, below_min_elo, unplayed = Vec::new()))]
+#[pyo3(signature = (csv, grouped, kinds, counted, below_min_elo, unplayed = Vec::new(), duplicates = 0))]
 pub fn _restore_counts(
     csv: &str,
     grouped: bool,
@@ -244,6 +254,7 @@ pub fn _restore_counts(
     counted: u64,
     below_min_elo: u64,
     unplayed: Vec<u64>,
+    duplicates: u64,
 ) -> PyResult<Counts> {
     let mut counts = Counts::from_csv("pickled counts", csv.as_bytes())?;
     // A grouped table without rows has no `group` column to tell.
@@ -260,6 +271,7 @@ pub fn _restore_counts(
     }
     counts.summary.counted = counted;
     counts.summary.below_min_elo = below_min_elo;
+    counts.summary.duplicates = duplicates;
     Ok(counts)
 }
 
@@ -285,12 +297,15 @@ fn options(
 /// position with `group_by` (a tag name, or `"year"`), only games where
 /// both players are rated at least `min_elo` when given, and but for the
 /// games whose result was not played (see `Counts.unplayed`) unless
-/// `keep_unplayed=True`. `paths` as for `games`.
+/// `keep_unplayed=True`, each game once across all of `paths` (its
+/// copies left out, see `Counts.duplicates`) unless
+/// `keep_duplicates=True`. `paths` as for `games`.
 ///
 /// Returns `Counts`, which add up exactly across shards: see `stats` for
 /// the table and the tests.
 #[pyfunction]
-#[pyo3(signature = (paths, *, group_by = None, min_elo = None, include_standard = false, keep_unplayed = false, threads = None))]
+#[pyo3(signature = (paths, *, group_by = None, min_elo = None, include_standard = false, keep_unplayed = false, keep_duplicates = false, threads = None))]
+#[allow(clippy::too_many_arguments)]
 pub fn count(
     py: Python<'_>,
     paths: &Bound<'_, PyAny>,
@@ -298,32 +313,49 @@ pub fn count(
     min_elo: Option<i32>,
     include_standard: bool,
     keep_unplayed: bool,
+    keep_duplicates: bool,
     threads: Option<i64>,
 ) -> PyResult<Counts> {
     let inputs = inputs(paths)?;
     let config = config(threads)?;
     let options = options(group_by, min_elo, include_standard, keep_unplayed);
     py.detach(|| {
-        let mut counts = Counts {
-            grouped: options.group_by.is_some(),
-            ..Counts::default()
-        };
+        let mut table = BoundedTable::new(GROUP_MEMORY);
+        let mut summary = StatsSummary::default();
+        let mut copies =
+            (!keep_duplicates).then(|| Copies::new(DUPLICATES_MEMORY, WAITING_MEMORY, None));
         for input in inputs {
             let name = input.name();
             let opened = input.open()?;
-            count_input(
+            count_input_bounded(
                 opened.reader,
                 config,
                 &options,
-                &mut counts.table,
-                &mut counts.summary,
+                (&mut table, None),
+                &mut summary,
+                copies.as_mut(),
                 |_| interrupted(),
             )
             .map_err(|err| run_error(&name, err))?;
         }
-        Ok(counts)
+        if let Some(copies) = copies {
+            finish_copies(copies, &options, (&mut table, None), &mut summary)
+                .map_err(|err| os_error(COUNTS, &err))?;
+        }
+        let table = table
+            .finish()
+            .and_then(|groups| groups.to_table())
+            .map_err(|err| os_error(COUNTS, &err))?;
+        Ok(Counts {
+            table,
+            summary,
+            grouped: options.group_by.is_some(),
+        })
     })
 }
+
+/// What an error with the temporary files of the counts says.
+const COUNTS: &str = "the temporary files of the counts";
 
 /// `json.loads` of `json`.
 fn parse_json<'py>(py: Python<'py>, json: &[u8]) -> PyResult<Bound<'py, PyAny>> {
@@ -341,7 +373,7 @@ fn parse_json<'py>(py: Python<'py>, json: &[u8]) -> PyResult<Bound<'py, PyAny>> 
 ///
 /// >>> table, summary = pgn960.stats("games.pgn.zst")
 #[pyfunction]
-#[pyo3(signature = (paths, *, group_by = None, min_elo = None, include_standard = false, keep_unplayed = false, all_positions = false, threads = None))]
+#[pyo3(signature = (paths, *, group_by = None, min_elo = None, include_standard = false, keep_unplayed = false, keep_duplicates = false, all_positions = false, threads = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn stats<'py>(
     py: Python<'py>,
@@ -350,6 +382,7 @@ pub fn stats<'py>(
     min_elo: Option<i32>,
     include_standard: bool,
     keep_unplayed: bool,
+    keep_duplicates: bool,
     all_positions: bool,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyTuple>> {
@@ -360,6 +393,7 @@ pub fn stats<'py>(
         min_elo,
         include_standard,
         keep_unplayed,
+        keep_duplicates,
         threads,
     )?;
     // One analysis for both: it holds the simulations of the tests that
@@ -384,18 +418,20 @@ pub fn stats<'py>(
 /// pair of arrays with games: both arrays, the counts, White's score with
 /// its interval, the averages and the exact sums), `"white"` and
 /// `"black"` (tables of `stats`' columns, the position being White's, or
-/// Black's, array, tests across arrays included). `group_by`, `min_elo`
-/// and `all_positions` (for the tables by one side's array) as for
-/// `stats`. The pairs are counted under a memory budget, on disk beyond.
+/// Black's, array, tests across arrays included). `group_by`, `min_elo`,
+/// `keep_duplicates` and `all_positions` (for the tables by one side's
+/// array) as for `stats`. The pairs are counted under a memory budget, on
+/// disk beyond.
 ///
 /// >>> tables = pgn960.dfrc_stats("tcec.pgn.zst")
 #[pyfunction]
-#[pyo3(signature = (paths, *, group_by = None, min_elo = None, all_positions = false, threads = None))]
+#[pyo3(signature = (paths, *, group_by = None, min_elo = None, keep_duplicates = false, all_positions = false, threads = None))]
 pub fn dfrc_stats<'py>(
     py: Python<'py>,
     paths: &Bound<'py, PyAny>,
     group_by: Option<&str>,
     min_elo: Option<i32>,
+    keep_duplicates: bool,
     all_positions: bool,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -410,6 +446,8 @@ pub fn dfrc_stats<'py>(
         let mut positions = BoundedTable::new(GROUP_MEMORY);
         let mut dfrc = DfrcTables::new(GROUP_MEMORY);
         let mut summary = StatsSummary::default();
+        let mut copies =
+            (!keep_duplicates).then(|| Copies::new(DUPLICATES_MEMORY, WAITING_MEMORY, None));
         for input in inputs {
             let name = input.name();
             let opened = input.open()?;
@@ -419,9 +457,19 @@ pub fn dfrc_stats<'py>(
                 &options,
                 (&mut positions, Some(&mut dfrc)),
                 &mut summary,
+                copies.as_mut(),
                 |_| interrupted(),
             )
             .map_err(|err| run_error(&name, err))?;
+        }
+        if let Some(copies) = copies {
+            finish_copies(
+                copies,
+                &options,
+                (&mut positions, Some(&mut dfrc)),
+                &mut summary,
+            )
+            .map_err(|err| os_error(GROUPS, &err))?;
         }
         let counted = dfrc.finish().map_err(|err| os_error(GROUPS, &err))?;
         let by_side = |groups: &Groups| {

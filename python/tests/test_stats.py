@@ -175,3 +175,24 @@ def test_unplayed_results_are_left_out_as_the_cli_leaves_them_out(run_cli, tmp_p
     assert (kept.counted, kept.unplayed) == (8, reasons)
     assert pickle.loads(pickle.dumps(counts)).unplayed == reasons
     assert (counts + kept).unplayed == {reason: 2 * n for reason, n in reasons.items()}
+
+
+def test_duplicates_are_left_out_as_the_cli_leaves_them_out(run_cli, tmp_path):
+    # download.pgn holds club.pgn's second game as another site exports
+    # it (see docs/commands/stats.md): one copy in four games.
+    inputs = [TESTDATA / "duplicates" / "club.pgn", TESTDATA / "duplicates" / "download.pgn"]
+    for cli_options, options in [([], {}), (["--keep-duplicates"], {"keep_duplicates": True})]:
+        text, summary = cli_stats(run_cli, tmp_path, inputs, *cli_options)
+        table, ours = pgn960.stats(inputs, **options)
+        assert_table_is_the_csv(table, text)
+        assert ours == summary
+    counts = pgn960.count(inputs)
+    assert (counts.counted, counts.duplicates) == (3, 1)
+    kept = pgn960.count(inputs, keep_duplicates=True)
+    assert (kept.counted, kept.duplicates) == (4, 0)
+    assert pickle.loads(pickle.dumps(counts)).duplicates == 1
+    # Each input alone holds no copy: copies across shards are the
+    # shards' business, and their counts add up to every copy counted.
+    shards = [pgn960.count(path) for path in inputs]
+    assert sum(shard.duplicates for shard in shards) == 0
+    assert sum(shards).to_csv() == kept.to_csv()

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use pgn960::compression::Compression;
+use pgn960::duplicates::{Seen, UNIQUE_MEMORY, fingerprints};
 use pgn960::filter::{
     self, Filter, FilterCounts, ListError, PositionSet, Router, Run, Verdict, select_batch,
     write_runs,
@@ -91,6 +92,14 @@ pub struct Args {
     /// Select the games that do not meet the criteria instead.
     #[arg(long)]
     invert: bool,
+
+    /// Write only the first occurrence of each game among those selected,
+    /// across all inputs: a game that repeats one selected before (same
+    /// players, result, Event, Date, Round, start and moves, whatever its
+    /// comments, clocks, spacing or other tags; see docs/commands/filter.md)
+    /// is left out.
+    #[arg(long)]
+    unique: bool,
 
     /// Write to FILE instead of standard output (`-`), compressed when its
     /// name ends in .gz, .zst, .bz2 or .xz.
@@ -189,22 +198,52 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let config = args.archive.pipeline();
     let mut progress = args.archive.progress(&sources);
     let mut counts = FilterCounts::default();
+    let mut seen = args
+        .unique
+        .then(|| Seen::new(super::stats::duplicates_memory(UNIQUE_MEMORY)));
     let inputs = for_each_input(&sources, &mut progress, |_, opened, progress| {
         sink.start_input().map_err(InputFailure::Run)?;
         let mut router = sink.router(args.invert);
+        let mut full = None;
+        let unique = args.unique;
         run_input(
             opened,
             config,
             progress,
-            |batch| select_batch(batch, &filter),
-            |batch, verdicts| {
+            |batch| {
+                let verdicts = select_batch(batch, &filter);
+                let fingerprints = unique.then(|| fingerprints(batch, |i| verdicts[i].selected));
+                (verdicts, fingerprints)
+            },
+            |batch, (mut verdicts, fingerprints)| {
+                if let (Some(seen), Some(fingerprints)) = (seen.as_mut(), fingerprints) {
+                    for (i, fingerprint) in fingerprints.into_iter().enumerate() {
+                        let Some(fingerprint) = fingerprint else {
+                            continue;
+                        };
+                        match seen.first(fingerprint) {
+                            Ok(true) => {}
+                            Ok(false) => {
+                                verdicts[i].selected = false;
+                                counts.duplicates += 1;
+                            }
+                            Err(err) => {
+                                full = Some(err);
+                                return Err(io::Error::other(err));
+                            }
+                        }
+                    }
+                }
                 for verdict in &verdicts {
                     counts.add(verdict);
                 }
                 sink.write(batch, &verdicts, &mut router)
             },
         )
-        .map_err(|err| InputFailure::of(err, || format!("writing {}", sink.name())))
+        .map_err(|err| match full {
+            Some(full) => InputFailure::Run(anyhow::Error::new(full)),
+            None => InputFailure::of(err, || format!("writing {}", sink.name())),
+        })
     })?;
     let files = sink.finish(&outputs, inputs.opened > 0, &progress)?;
     progress.finish();
@@ -418,6 +457,12 @@ fn print_summary(args: &Args, counts: &FilterCounts, files: Option<usize>) {
         summary::count(counts.selected.total(), "game", "games"),
         counts.selected
     );
+    if args.unique {
+        text.push_str(&format!(
+            "  left out {} of games selected before\n",
+            summary::count(counts.duplicates, "duplicate", "duplicates")
+        ));
+    }
     if let (Some(written), Some(dir)) = (files, &args.output_dir) {
         text.push_str(&format!(
             "  wrote {} to {}",

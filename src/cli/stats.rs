@@ -9,11 +9,13 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
+use pgn960::duplicates::DUPLICATES_MEMORY;
 use pgn960::input::{self, MmapChoice, Source};
 use pgn960::stats::{
-    ANALYSIS_MEMORY, BoundedTable, CsvMerge, DfrcGroups, DfrcTables, GROUP_MEMORY, GroupBy,
+    ANALYSIS_MEMORY, BoundedTable, Copies, CsvMerge, DfrcGroups, DfrcTables, GROUP_MEMORY, GroupBy,
     GroupedAnalysis, Groups, MergeError, PositionStats, StatsOptions, StatsSummary, SummaryNotes,
-    count_input_bounded, is_pairs_header, read_pairs_csv, write_pairs_csv,
+    WAITING_MEMORY, count_input_bounded, finish_copies, is_pairs_header, read_pairs_csv,
+    write_pairs_csv,
 };
 
 use super::archive::{ArchiveArgs, InputFailure, InputsRead, for_each_input};
@@ -83,12 +85,22 @@ pub struct Args {
     #[arg(long)]
     keep_unplayed: bool,
 
+    /// Count every copy of a game. By default a game that repeats one read
+    /// before (same players, result, Event, Date, Round, start and moves,
+    /// whatever its comments, clocks, spacing or other tags; see
+    /// docs/commands/stats.md) is counted once, across all inputs, and the
+    /// summary says how many copies were skipped. A copy is told before
+    /// its result is looked at: a copy of an unplayed game is a copy.
+    #[arg(long)]
+    keep_duplicates: bool,
+
     /// The inputs are CSVs written by `pgn960 stats`: combine them into the
     /// CSV one run over all their archives would have written: CSVs of
     /// positions (-o, --dfrc-white, --dfrc-black) into one of positions,
     /// of pairs (--dfrc-pairs) into one of pairs.
     #[arg(long, conflicts_with_all = ["group_by", "min_elo", "include_standard",
-                                      "dfrc_pairs", "dfrc_white", "dfrc_black", "keep_unplayed"])]
+                                      "dfrc_pairs", "dfrc_white", "dfrc_black", "keep_unplayed",
+                                      "keep_duplicates"])]
     merge: bool,
 
     /// Also draw each position's shrunk estimate of White's score with its
@@ -246,7 +258,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             .transpose()
             .context(GROUPS_FILE)?;
         let (grouped, inputs, counted) =
-            count_inputs(&args, &sources, (&mut table, dfrc.as_mut()))?;
+            count_inputs(&args, &sources, (&mut table, dfrc.as_mut()), runs.path())?;
         let dfrc = dfrc
             .map(DfrcTables::finish)
             .transpose()
@@ -434,6 +446,16 @@ fn memory() -> (usize, usize) {
         .map_or((GROUP_MEMORY, ANALYSIS_MEMORY), |bytes| (bytes, bytes))
 }
 
+/// The memory the table of games seen may take: `default`, or
+/// `PGN960_DUPLICATES_MEMORY` bytes (for tests, which make the
+/// fingerprints of a small input go to disk).
+pub(super) fn duplicates_memory(default: usize) -> usize {
+    std::env::var("PGN960_DUPLICATES_MEMORY")
+        .ok()
+        .and_then(|bytes| bytes.parse().ok())
+        .unwrap_or(default)
+}
+
 /// A writer that notes whether it failed.
 struct Watched<W> {
     inner: W,
@@ -513,6 +535,7 @@ fn count_inputs(
     args: &Args,
     sources: &[Source],
     (table, mut dfrc): (&mut BoundedTable, Option<&mut DfrcTables>),
+    runs: &Path,
 ) -> anyhow::Result<(bool, InputsRead, Option<StatsSummary>)> {
     let options = StatsOptions {
         include_standard: args.include_standard,
@@ -524,6 +547,16 @@ fn count_inputs(
     let mut progress = args.archive.progress(sources);
     let mut summary = StatsSummary::default();
     let config = args.archive.pipeline();
+    // The games waiting for the merge of copies take a budget of their
+    // own, the fingerprints' or less.
+    let (budget, waiting) = match std::env::var("PGN960_DUPLICATES_MEMORY") {
+        Ok(_) => (
+            duplicates_memory(DUPLICATES_MEMORY),
+            duplicates_memory(WAITING_MEMORY),
+        ),
+        Err(_) => (DUPLICATES_MEMORY, WAITING_MEMORY),
+    };
+    let mut copies = (!args.keep_duplicates).then(|| Copies::new(budget, waiting, Some(runs)));
     let inputs = for_each_input(sources, &mut progress, |_, opened, progress| {
         let raw_read = Arc::clone(&opened.raw_read);
         let result = count_input_bounded(
@@ -532,6 +565,7 @@ fn count_inputs(
             &options,
             (&mut *table, dfrc.as_deref_mut()),
             &mut summary,
+            copies.as_mut(),
             |batch| {
                 progress.update(&raw_read, batch.games.len());
                 Ok::<_, io::Error>(())
@@ -540,6 +574,9 @@ fn count_inputs(
         progress.finish_input(&raw_read);
         result.map_err(|err| InputFailure::of(err, || GROUPS_FILE.to_string()))
     })?;
+    if let Some(copies) = copies {
+        finish_copies(copies, &options, (table, dfrc), &mut summary).context(GROUPS_FILE)?;
+    }
     progress.finish();
     Ok((options.group_by.is_some(), inputs, Some(summary)))
 }
@@ -671,6 +708,12 @@ fn print_summary(args: &Args, counts: &StatsSummary, (rows, groups): (u64, u64),
                 summary::count(pair_rows, "pair of arrays", "pairs of arrays")
             ));
         }
+    }
+    if !args.keep_duplicates {
+        text.push_str(&format!(
+            "\n  skipped {} of games read before",
+            summary::count(counts.duplicates, "duplicate", "duplicates")
+        ));
     }
     eprintln!("{text}");
 }

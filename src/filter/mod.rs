@@ -171,6 +171,9 @@ pub struct FilterCounts {
     pub selected: KindCounts,
     /// Games selected without a start position ([`Verdict::position`]).
     pub selected_without_position: u64,
+    /// Games that met the criteria but repeat a game selected before
+    /// (`filter --unique`), and were not selected.
+    pub duplicates: u64,
 }
 
 impl FilterCounts {
@@ -188,6 +191,7 @@ impl FilterCounts {
         self.read.merge(&other.read);
         self.selected.merge(&other.selected);
         self.selected_without_position += other.selected_without_position;
+        self.duplicates += other.duplicates;
     }
 }
 

@@ -13,7 +13,10 @@
 //! - `kind`: the vocabulary, [`Kind`], that summaries, `filter` and
 //!   `games` use;
 //! - `unplayed`: whether a game's result was played at the board, and
-//!   if not why ([`Unplayed`]), the other vocabulary they share.
+//!   if not why ([`Unplayed`]), the other vocabulary they share;
+//! - `fingerprint`: what makes a game the same game whatever the
+//!   download, hashed: how `stats`, `filter --unique` and `games` find
+//!   copies.
 //!
 //! The rules: a `Variant` naming another game makes it [`Kind::Other`],
 //! whatever its FEN; otherwise the start decides, and a game is a Chess960
@@ -24,6 +27,7 @@
 //! no number, so `tag` leaves its id tags as they are, `stats` does not
 //! count it and `filter --position` does not select it.
 
+mod fingerprint;
 mod headers;
 mod kind;
 mod recorded;
@@ -31,6 +35,7 @@ mod start;
 mod unplayed;
 mod variant;
 
+pub use fingerprint::Fingerprint;
 pub use headers::{Headers, IdTag, Known, is_named, tag_value};
 pub use kind::{Kind, KindCounts, UnknownKind};
 pub use recorded::{Recorded, StartRecord, plain_number};

@@ -494,6 +494,49 @@ pub fn mainline_plies(text: &[u8], starts_line: bool) -> u32 {
     plies::count_plies(text).unwrap_or_else(|| lexed_plies(text, starts_line))
 }
 
+/// Appends the mainline's moves, up to its result, to `out`, each
+/// normalised by [`push_move`] and followed by a space: what a game's
+/// fingerprint holds of its movetext (`game::Fingerprint`). Move numbers,
+/// comments, NAGs, variations, escape lines, spacing and line ends leave
+/// no trace. The same bit masks as [`mainline_plies`] where the text holds
+/// only words and brace comments, else [`Mainline`]: both write the same
+/// bytes for every text (the tests hold them to it).
+pub fn write_mainline(text: &[u8], starts_line: bool, out: &mut Vec<u8>) {
+    let before = out.len();
+    if plies::write_moves(text, out) {
+        return;
+    }
+    out.truncate(before);
+    write_lexed(text, starts_line, out);
+}
+
+/// [`write_mainline`] by [`Mainline`], a token at a time.
+fn write_lexed(text: &[u8], starts_line: bool, out: &mut Vec<u8>) {
+    for token in Lexer::new(text, starts_line).mainline() {
+        if token.kind == TokenKind::Result {
+            break;
+        }
+        push_move(out, &text[token.range]);
+    }
+}
+
+/// Appends a move without its check or mate sign and annotation glyphs
+/// (`+`, `#`, `!`, `?` at its end), castling with the letter `O` (`0-0`
+/// is `O-O`), then a space.
+#[inline(always)]
+pub fn push_move(out: &mut Vec<u8>, word: &[u8]) {
+    let end = word
+        .iter()
+        .rposition(|b| !matches!(b, b'+' | b'#' | b'!' | b'?'))
+        .map_or(0, |i| i + 1);
+    match &word[..end] {
+        b"0-0" => out.extend_from_slice(b"O-O"),
+        b"0-0-0" => out.extend_from_slice(b"O-O-O"),
+        word => out.extend_from_slice(word),
+    }
+    out.push(b' ');
+}
+
 /// [`mainline_plies`] by [`Mainline`], a token at a time.
 fn lexed_plies(text: &[u8], starts_line: bool) -> u32 {
     let mut plies = 0;

@@ -93,6 +93,9 @@ const SSE2: MaskWay = 1;
 /// AVX-512BW, 64 bytes a compare (x86_64 only, and only ever inlined into
 /// [`count_plies_wide`], compiled for it).
 const AVX512: MaskWay = 2;
+/// AVX2, 32 bytes a compare (x86_64 only, and only ever inlined into the
+/// copies compiled for it, [`count_plies_avx2`] and [`write_moves_avx2`]).
+const AVX2: MaskWay = 3;
 
 /// The masks of a block, the way `WAY` names.
 #[inline(always)]
@@ -103,6 +106,9 @@ fn masks<const WAY: MaskWay>(chunk: &[u8; BLOCK]) -> Masks {
         // `count_plies_wide`, on a CPU that has AVX-512BW (asked before
         // it is called).
         AVX512 => unsafe { masks_avx512(chunk) },
+        // SAFETY: a count with these masks runs only in the copies
+        // compiled for AVX2, on a CPU that has it (asked before).
+        AVX2 => unsafe { masks_avx2(chunk) },
         // SAFETY: SSE2 is part of the x86_64 baseline, so every x86_64
         // CPU runs `masks_sse2`.
         SSE2 => unsafe { masks_sse2(chunk) },
@@ -151,6 +157,60 @@ fn masks_sse2(chunk: &[u8; BLOCK]) -> Masks {
         // A digit is a byte whose distance above `0` is at most 9.
         let above_zero = _mm_sub_epi8(v, _mm_set1_epi8(b'0' as i8));
         let digit = _mm_cmpeq_epi8(_mm_min_epu8(above_zero, _mm_set1_epi8(9)), above_zero);
+        let read_alone = or(digit, or(eq(v, b'!'), eq(v, b'?')));
+        masks.term |= bits(term, lane);
+        masks.star |= bits(star, lane);
+        masks.dot |= bits(eq(v, b'.'), lane);
+        masks.open |= bits(open, lane);
+        masks.close |= bits(close, lane);
+        masks.lexer_only |= bits(or(or(semicolon, parens), eq(v, b'%')), lane);
+        masks.read_alone |= bits(read_alone, lane);
+        masks.nag |= bits(eq(v, b'$'), lane);
+        masks.digit |= bits(digit, lane);
+    }
+    masks
+}
+
+/// The masks of a block, with AVX2, 32 bytes a compare.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn masks_avx2(chunk: &[u8; BLOCK]) -> Masks {
+    use std::arch::x86_64::{
+        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8,
+        _mm256_or_si256, _mm256_set1_epi8, _mm256_sub_epi8,
+    };
+
+    #[target_feature(enable = "avx2")]
+    fn eq(v: __m256i, byte: u8) -> __m256i {
+        _mm256_cmpeq_epi8(v, _mm256_set1_epi8(byte as i8))
+    }
+    #[target_feature(enable = "avx2")]
+    fn or(a: __m256i, b: __m256i) -> __m256i {
+        _mm256_or_si256(a, b)
+    }
+    #[target_feature(enable = "avx2")]
+    fn bits(v: __m256i, lane: usize) -> u64 {
+        u64::from(_mm256_movemask_epi8(v) as u32) << (32 * lane)
+    }
+
+    let mut masks = Masks::default();
+    for (lane, bytes) in chunk.chunks_exact(32).enumerate() {
+        // SAFETY: `bytes` holds 32 bytes, and the load needs no alignment.
+        let v = unsafe { _mm256_loadu_si256(bytes.as_ptr().cast::<__m256i>()) };
+        let open = eq(v, b'{');
+        let close = eq(v, b'}');
+        let semicolon = eq(v, b';');
+        let parens = or(eq(v, b'('), eq(v, b')'));
+        let space = or(
+            or(eq(v, b' '), eq(v, b'\t')),
+            or(eq(v, b'\n'), eq(v, b'\r')),
+        );
+        let star = eq(v, b'*');
+        let term = or(or(space, or(open, close)), or(or(parens, semicolon), star));
+        // A digit is a byte whose distance above `0` is at most 9.
+        let above_zero = _mm256_sub_epi8(v, _mm256_set1_epi8(b'0' as i8));
+        let digit = _mm256_cmpeq_epi8(_mm256_min_epu8(above_zero, _mm256_set1_epi8(9)), above_zero);
         let read_alone = or(digit, or(eq(v, b'!'), eq(v, b'?')));
         masks.term |= bits(term, lane);
         masks.star |= bits(star, lane);
@@ -313,16 +373,71 @@ fn past_comment(text: &[u8], from: usize) -> usize {
     memchr::memchr(b'}', &text[from..]).map_or(text.len(), |i| from + i + 1)
 }
 
-/// Reads the word starting at `text[start]` as [`Mainline`] does.
+/// Where the word starting at `text[start]` ends.
+#[inline]
+fn word_end(text: &[u8], start: usize) -> usize {
+    text[start..]
+        .iter()
+        .position(|&b| ends_word(b))
+        .map_or(text.len(), |i| start + i)
+}
+
+/// Reads the word starting at `text[start]` as [`Mainline`] does; with
+/// where it ends.
 ///
 /// [`Mainline`]: super::Mainline
 #[inline]
-fn read_alone(text: &[u8], start: usize) -> MainlineWord {
-    let end = text[start..]
-        .iter()
-        .position(|&b| ends_word(b))
-        .map_or(text.len(), |i| start + i);
-    mainline_word(&text[start..end])
+fn read_alone(text: &[u8], start: usize) -> (MainlineWord, usize) {
+    let end = word_end(text, start);
+    (mainline_word(&text[start..end]), end)
+}
+
+/// What a walk over the mainline's moves ([`walk_with`]) hands its moves
+/// to, in order.
+pub(super) trait Moves {
+    /// The moves whose words start at the bits of `starts` in the block
+    /// that begins at `text[at]`; `ends` has a bit at each byte of the
+    /// block that ends a word.
+    fn words(&mut self, text: &[u8], at: usize, starts: u64, ends: u64);
+    /// A move read alone: `text[range]`, its move number left out.
+    fn one(&mut self, text: &[u8], range: std::ops::Range<usize>);
+}
+
+/// Counts the moves.
+impl Moves for u32 {
+    #[inline(always)]
+    fn words(&mut self, _: &[u8], _: usize, starts: u64, _: u64) {
+        *self += starts.count_ones();
+    }
+
+    #[inline(always)]
+    fn one(&mut self, _: &[u8], _: std::ops::Range<usize>) {
+        *self += 1;
+    }
+}
+
+/// Writes each move, as [`super::push_move`] normalises it, then a space.
+impl Moves for Vec<u8> {
+    #[inline(always)]
+    fn words(&mut self, text: &[u8], at: usize, mut starts: u64, ends: u64) {
+        while starts != 0 {
+            let bit = starts.trailing_zeros();
+            starts &= starts - 1;
+            let start = at + bit as usize;
+            let after = ends & above(bit);
+            let end = if after == 0 {
+                word_end(text, start)
+            } else {
+                at + after.trailing_zeros() as usize
+            };
+            super::push_move(self, &text[start..end]);
+        }
+    }
+
+    #[inline(always)]
+    fn one(&mut self, text: &[u8], range: std::ops::Range<usize>) {
+        super::push_move(self, &text[range]);
+    }
 }
 
 /// The mainline's plies of `text`, up to its result, when it holds nothing
@@ -335,7 +450,61 @@ pub(super) fn count_plies(text: &[u8]) -> Option<u32> {
         // SAFETY: the CPU has every feature `count_plies_wide` is built for.
         return unsafe { count_plies_wide(text) };
     }
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: the CPU has every feature `count_plies_avx2` is built for.
+        return unsafe { count_plies_avx2(text) };
+    }
     count_plies_with::<SSE2>(text)
+}
+
+/// Whether this CPU has AVX2, and with it `popcnt` and BMI (each asked).
+#[cfg(target_arch = "x86_64")]
+fn has_avx2() -> bool {
+    is_x86_feature_detected!("avx2")
+        && is_x86_feature_detected!("popcnt")
+        && is_x86_feature_detected!("bmi1")
+        && is_x86_feature_detected!("bmi2")
+}
+
+/// [`count_plies`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt,bmi1,bmi2")]
+fn count_plies_avx2(text: &[u8]) -> Option<u32> {
+    count_plies_with::<AVX2>(text)
+}
+
+/// [`write_moves`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt,bmi1,bmi2")]
+fn write_moves_avx2(text: &[u8], out: &mut Vec<u8>) -> bool {
+    walk_with::<AVX2, _>(text, out)
+}
+
+/// The mainline's moves of `text`, up to its result, each as
+/// [`super::push_move`] writes it, appended to `out`, when `text` holds
+/// nothing but words, move numbers, NAGs and brace comments outside
+/// comments; `false` when it holds more (a `;`, a `%`, a variation):
+/// then `out` may hold some of the moves, and the lexer must write them.
+pub(super) fn write_moves(text: &[u8], out: &mut Vec<u8>) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if has_wide_masks() {
+        // SAFETY: the CPU has every feature `write_moves_wide` is built for.
+        return unsafe { write_moves_wide(text, out) };
+    }
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: the CPU has every feature `write_moves_avx2` is built for.
+        return unsafe { write_moves_avx2(text, out) };
+    }
+    walk_with::<SSE2, _>(text, out)
+}
+
+/// [`write_moves`] compiled for AVX-512BW.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw,popcnt,bmi1,bmi2")]
+fn write_moves_wide(text: &[u8], out: &mut Vec<u8>) -> bool {
+    walk_with::<AVX512, _>(text, out)
 }
 
 /// Whether this CPU has AVX-512BW, and with it what the count compiled
@@ -362,6 +531,14 @@ fn count_plies_wide(text: &[u8]) -> Option<u32> {
 #[inline(always)]
 fn count_plies_with<const WAY: MaskWay>(text: &[u8]) -> Option<u32> {
     let mut plies = 0u32;
+    walk_with::<WAY, _>(text, &mut plies).then_some(plies)
+}
+
+/// Hands the mainline's moves of `text`, up to its result, to `moves`, in
+/// order, with the masks `WAY` names ([`masks`]); `false` when the text
+/// holds what only the lexer reads (`moves` then has some of them).
+#[inline(always)]
+fn walk_with<const WAY: MaskWay, M: Moves>(text: &[u8], moves: &mut M) -> bool {
     let mut at = 0;
     // Whether a word may start at `text[at]`: the last byte before it that
     // is not a `.` ends a word (or there is none).
@@ -391,7 +568,7 @@ fn count_plies_with<const WAY: MaskWay>(text: &[u8]) -> Option<u32> {
         };
         let outside = limit & !comments.bytes;
         if m.lexer_only & outside != 0 {
-            return None;
+            return false;
         }
         // A `*` outside comments is the result: nothing after it counts.
         let star = m.star & outside;
@@ -425,26 +602,25 @@ fn count_plies_with<const WAY: MaskWay>(text: &[u8]) -> Option<u32> {
         while alone != 0 {
             let bit = alone.trailing_zeros();
             alone &= alone - 1;
-            let before = (counted & below(bit)).count_ones();
+            moves.words(text, at, counted & below(bit), m.term);
             counted &= above(bit);
-            let alone_word = if is_move_number(&m, bit) {
-                MainlineWord::Nothing
-            } else {
-                read_alone(text, at + bit as usize)
-            };
-            match alone_word {
-                MainlineWord::Move { .. } => plies += before + 1,
-                MainlineWord::Nothing => plies += before,
-                MainlineWord::Result => return Some(plies + before),
+            if is_move_number(&m, bit) {
+                continue;
+            }
+            let start = at + bit as usize;
+            match read_alone(text, start) {
+                (MainlineWord::Move { from }, end) => moves.one(text, start + from..end),
+                (MainlineWord::Nothing, _) => {}
+                (MainlineWord::Result, _) => return true,
             }
         }
-        plies += counted.count_ones();
+        moves.words(text, at, counted, m.term);
         if star != 0 {
-            return Some(plies);
+            return true;
         }
         at = next;
     }
-    Some(plies)
+    true
 }
 
 #[cfg(test)]
@@ -479,8 +655,55 @@ mod tests {
             let wide = unsafe { count_plies_wide(text) };
             assert_eq!(wide, scalar, "AVX-512BW: {:?}", shown());
         }
+        #[cfg(target_arch = "x86_64")]
+        if has_avx2() {
+            // SAFETY: the CPU has every feature `count_plies_avx2` is built for.
+            let avx2 = unsafe { count_plies_avx2(text) };
+            assert_eq!(avx2, scalar, "AVX2: {:?}", shown());
+        }
         assert_eq!(count_plies(text), scalar, "{:?}", shown());
+        written_as_lexed(text, scalar.is_some());
         scalar
+    }
+
+    /// The moves written every way this CPU can (as [`counted`]) are the
+    /// lexer's, normalised the same, wherever the fast way answers (as
+    /// `answers`, the count's say, tells).
+    fn written_as_lexed(text: &[u8], answers: bool) {
+        let mut lexed = Vec::new();
+        crate::movetext::write_lexed(text, true, &mut lexed);
+        let shown = || String::from_utf8_lossy(text).into_owned();
+        type Write = fn(&[u8], &mut Vec<u8>) -> bool;
+        let mut ways: Vec<(&str, Write)> = vec![
+            ("scalar", |t, o| walk_with::<SCALAR, _>(t, o)),
+            ("SSE2", |t, o| walk_with::<SSE2, _>(t, o)),
+            ("picked", write_moves),
+        ];
+        #[cfg(target_arch = "x86_64")]
+        if has_wide_masks() {
+            // SAFETY: the CPU has every feature `write_moves_wide` is built for.
+            ways.push(("AVX-512BW", |t, o| unsafe { write_moves_wide(t, o) }));
+        }
+        #[cfg(target_arch = "x86_64")]
+        if has_avx2() {
+            // SAFETY: the CPU has every feature `write_moves_avx2` is built for.
+            ways.push(("AVX2", |t, o| unsafe { write_moves_avx2(t, o) }));
+        }
+        for (way, write) in ways {
+            let mut out = Vec::new();
+            assert_eq!(write(text, &mut out), answers, "{way}: {:?}", shown());
+            if answers {
+                assert_eq!(
+                    String::from_utf8_lossy(&out),
+                    String::from_utf8_lossy(&lexed),
+                    "{way}: {:?}",
+                    shown()
+                );
+            }
+        }
+        let mut out = b"before ".to_vec();
+        crate::movetext::write_mainline(text, true, &mut out);
+        assert_eq!(out[7..], lexed[..], "{:?}", shown());
     }
 
     /// Whether this CPU runs the AVX-512BW masks, said once per test that
@@ -521,6 +744,14 @@ mod tests {
                 // SAFETY: the CPU has AVX-512BW.
                 let wide = unsafe { masks_avx512(chunk) };
                 assert_eq!(wide, masks_scalar(chunk), "{chunk:?}");
+            }
+        }
+        #[cfg(target_arch = "x86_64")]
+        if has_avx2() {
+            for chunk in &blocks {
+                // SAFETY: the CPU has AVX2.
+                let avx2 = unsafe { masks_avx2(chunk) };
+                assert_eq!(avx2, masks_scalar(chunk), "{chunk:?}");
             }
         }
     }

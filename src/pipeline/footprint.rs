@@ -8,7 +8,7 @@
 
 use crate::filter::Verdict;
 use crate::fix::{BatchFix, FixCounts, Row};
-use crate::game::KindCounts;
+use crate::game::{Fingerprint, KindCounts};
 use crate::stats::{StatsSummary, StatsTable};
 use crate::tag::{Edit, TagCounts};
 use crate::validate::{Finding, Validation};
@@ -70,6 +70,7 @@ no_heap!(
     FixCounts,
     StatsSummary,
     Verdict,
+    Fingerprint,
 );
 
 impl Footprint for String {

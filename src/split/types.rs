@@ -226,6 +226,15 @@ impl BatchData {
         })
     }
 
+    /// For bytes of a mapped file, the map and where in it the bytes
+    /// begin; `None` for owned bytes.
+    pub(crate) fn map(&self) -> Option<(&Arc<Mmap>, usize)> {
+        match &self.0 {
+            Data::Owned(_) => None,
+            Data::Mapped { map, range } => Some((map, range.start)),
+        }
+    }
+
     /// The buffer of owned bytes, to be reused; `None` for mapped bytes.
     pub(crate) fn into_owned_buffer(self) -> Option<Vec<u8>> {
         match self.0 {

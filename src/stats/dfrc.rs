@@ -152,11 +152,27 @@ impl DfrcTables {
     /// An error writing a run.
     pub fn add_games(&mut self, games: &DfrcGames) -> io::Result<()> {
         for (group, white, black, facts) in games.iter() {
-            self.pairs.add_game(&pair_key(group, white), black, facts)?;
-            self.white.add_game(group, white, facts)?;
-            self.black.add_game(group, black, facts)?;
+            self.add_game(group, white, black, facts)?;
         }
         Ok(())
+    }
+
+    /// Counts one game of `group`, from White's array `white` and Black's
+    /// `black` (Scharnagl numbers), under its pair and each side's array.
+    ///
+    /// # Errors
+    ///
+    /// An error writing a run.
+    pub fn add_game(
+        &mut self,
+        group: &str,
+        white: u16,
+        black: u16,
+        facts: &GameFacts,
+    ) -> io::Result<()> {
+        self.pairs.add_game(&pair_key(group, white), black, facts)?;
+        self.white.add_game(group, white, facts)?;
+        self.black.add_game(group, black, facts)
     }
 
     /// The three tables' groups, in order.

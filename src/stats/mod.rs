@@ -19,13 +19,16 @@
 //! - `spill`: the table of counts under a memory budget, on disk beyond;
 //! - `merge`: CSVs of shards merged row by row under that budget;
 //! - `grouped`: the tests and outputs over groups read one at a time;
-//! - `dfrc`: Double FRC games by pair of arrays and by each side's array.
+//! - `dfrc`: Double FRC games by pair of arrays and by each side's array;
+//! - `copies`: each game counted once, the copies left out, in bounded
+//!   memory.
 //!
 //! [`count_input`] counts one opened input: the one loop `pgn960 stats`
 //! and the Python module both run.
 
 mod analysis;
 mod arrow;
+mod copies;
 mod csv;
 mod dfrc;
 mod facts;
@@ -51,6 +54,7 @@ pub use analysis::{
     heterogeneity_power, independence_test, score_interval, shrink, two_sided_normal_p,
 };
 pub use arrow::{analysis_record_batch, pairs_record_batch, record_batch};
+pub use copies::{Copies, Offered, WAITING_MEMORY};
 pub use dfrc::{
     DfrcGames, DfrcGroups, DfrcTables, PAIR_COLUMNS, for_each_pair_row, is_pairs_header, pair_key,
     pairs_header, read_pairs_csv, write_pairs_csv,
@@ -66,9 +70,10 @@ pub use spill::{BoundedTable, GROUP_MEMORY, Groups};
 pub use table::{MergeOverflow, PositionStats, Rows, StatsTable, Z_95, Z_998, wilson};
 
 use std::io;
+use std::sync::atomic::Ordering;
 
 use crate::BackRank;
-use crate::game::{KindCounts, Reading, UnplayedCounts};
+use crate::game::{Fingerprint, KindCounts, Reading, Unplayed, UnplayedCounts};
 use crate::input::Reader;
 use crate::pipeline::{self, PipelineConfig, PipelineError};
 use crate::split::Batch;
@@ -108,6 +113,11 @@ pub struct StatsSummary {
     /// [`StatsOptions::keep_unplayed`] counted all the same (and counted
     /// here too).
     pub unplayed: UnplayedCounts,
+    /// Games (to count by position, or by pair of arrays) left out as
+    /// copies of a game read before ([`count_input_bounded`] with
+    /// [`Copies`]); a copy is told before its result is looked at, so
+    /// a copy of an unplayed game is counted here, not in `unplayed`.
+    pub duplicates: u64,
 }
 
 impl StatsSummary {
@@ -115,15 +125,44 @@ impl StatsSummary {
     pub fn merge(&mut self, other: &StatsSummary) {
         self.kinds.merge(&other.kinds);
         self.unplayed.merge(&other.unplayed);
-        add_fields!(self, other, counted, below_min_elo, dfrc_counted);
+        add_fields!(
+            self,
+            other,
+            counted,
+            below_min_elo,
+            dfrc_counted,
+            duplicates
+        );
     }
 }
 
 /// Where a counted game goes: under its position, or (with
 /// [`StatsOptions::dfrc`]) under its pair of arrays, White's then Black's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Counted {
     Position(BackRank),
     Pair(BackRank, BackRank),
+}
+
+/// Whether a game of `reading` would be counted (ignoring its result and
+/// ratings), and where.
+fn target(reading: &Reading, options: &StatsOptions) -> Option<Counted> {
+    match reading.id(options.include_standard) {
+        Some(position) => Some(Counted::Position(position)),
+        None if options.dfrc => {
+            let (white, black) = reading.double_frc()?;
+            Some(Counted::Pair(white, black))
+        }
+        None => None,
+    }
+}
+
+/// Whether a game with these facts is below `--min-elo`.
+fn below_min_elo(facts: &GameFacts, options: &StatsOptions) -> bool {
+    options.min_elo.is_some_and(|min| {
+        let rated = |elo: Option<i32>| elo.is_some_and(|elo| elo >= min);
+        !(rated(facts.white_elo) && rated(facts.black_elo))
+    })
 }
 
 /// Whether and where a game of `reading` is counted, and its facts; a
@@ -136,14 +175,7 @@ fn counted(
     options: &StatsOptions,
     summary: &mut StatsSummary,
 ) -> Option<(Counted, GameFacts)> {
-    let counted = match reading.id(options.include_standard) {
-        Some(position) => Counted::Position(position),
-        None if options.dfrc => {
-            let (white, black) = reading.double_frc()?;
-            Counted::Pair(white, black)
-        }
-        None => return None,
-    };
+    let counted = target(reading, options)?;
     if let Some(reason) = reading.unplayed(batch) {
         summary.unplayed.add(reason);
         if !options.keep_unplayed {
@@ -151,12 +183,9 @@ fn counted(
         }
     }
     let facts = GameFacts::of(batch, reading);
-    if let Some(min) = options.min_elo {
-        let rated = |elo: Option<i32>| elo.is_some_and(|elo| elo >= min);
-        if !(rated(facts.white_elo) && rated(facts.black_elo)) {
-            summary.below_min_elo += 1;
-            return None;
-        }
+    if below_min_elo(&facts, options) {
+        summary.below_min_elo += 1;
+        return None;
     }
     Some((counted, facts))
 }
@@ -167,12 +196,24 @@ fn counted(
 /// played (unless `keep_unplayed`) and those below `min_elo`, and every
 /// game by kind.
 pub fn stats_batch(batch: &Batch, options: &StatsOptions) -> (StatsTable, StatsSummary, DfrcGames) {
+    stats_batch_noting(batch, options, None)
+}
+
+/// [`stats_batch`], noting the candidates' fingerprints in `candidates`.
+fn stats_batch_noting(
+    batch: &Batch,
+    options: &StatsOptions,
+    mut candidates: Option<&mut Candidates>,
+) -> (StatsTable, StatsSummary, DfrcGames) {
     let mut table = StatsTable::default();
     let mut summary = StatsSummary::default();
     let mut pairs = DfrcGames::default();
-    for game in &batch.games {
+    for (i, game) in batch.games.iter().enumerate() {
         let reading = Reading::of(batch, game);
         summary.kinds.add(reading.kind);
+        if let Some(candidates) = candidates.as_deref_mut() {
+            candidates.note(batch, i, &reading, options);
+        }
         let Some((counted, facts)) = counted(batch, &reading, options, &mut summary) else {
             continue;
         };
@@ -278,12 +319,25 @@ pub fn stats_batch_games(
     batch: &Batch,
     options: &StatsOptions,
 ) -> (BatchGames, StatsSummary, DfrcGames) {
+    stats_batch_games_noting(batch, options, None)
+}
+
+/// [`stats_batch_games`], noting the candidates' fingerprints in
+/// `candidates`.
+fn stats_batch_games_noting(
+    batch: &Batch,
+    options: &StatsOptions,
+    mut candidates: Option<&mut Candidates>,
+) -> (BatchGames, StatsSummary, DfrcGames) {
     let mut games = BatchGames::default();
     let mut summary = StatsSummary::default();
     let mut pairs = DfrcGames::default();
-    for game in &batch.games {
+    for (i, game) in batch.games.iter().enumerate() {
         let reading = Reading::of(batch, game);
         summary.kinds.add(reading.kind);
+        if let Some(candidates) = candidates.as_deref_mut() {
+            candidates.note(batch, i, &reading, options);
+        }
         let Some((counted, facts)) = counted(batch, &reading, options, &mut summary) else {
             continue;
         };
@@ -316,6 +370,16 @@ pub fn stats_batch_games(
 /// The Double FRC games (with [`StatsOptions::dfrc`]) go to `dfrc`, also
 /// bounded (without it, they are not counted).
 ///
+/// With `copies`, a game that repeats one seen before (in this input or
+/// an earlier one: the same [`Fingerprint`]) is not counted but noted in
+/// [`StatsSummary::duplicates`], whatever its result; the others go on as
+/// without. Which game is a copy is told in input order, on the calling
+/// thread, so the first occurrence is the one counted whatever the
+/// thread count. A batch without copies is added as it was counted by
+/// its worker; one with copies, game by game ([`Candidates`]). Games
+/// kept for the merge at the end (once the fingerprints went to disk)
+/// are counted by [`Copies::finish`].
+///
 /// # Errors
 ///
 /// As [`count_input`].
@@ -325,6 +389,7 @@ pub fn count_input_bounded<E: From<io::Error>>(
     options: &StatsOptions,
     (table, mut dfrc): (&mut BoundedTable, Option<&mut DfrcTables>),
     summary: &mut StatsSummary,
+    copies: Option<&mut Copies>,
     mut batch_done: impl FnMut(&Batch) -> Result<(), E>,
 ) -> Result<(), PipelineError<E>> {
     let spill_error = |err: io::Error| {
@@ -333,6 +398,65 @@ pub fn count_input_bounded<E: From<io::Error>>(
             format!("writing groups to a temporary file: {err}"),
         ))
     };
+    if let Some(copies) = copies {
+        let eager = copies.eager();
+        return pipeline::run_reader(
+            reader,
+            config,
+            |batch| {
+                let mut candidates = Candidates {
+                    eager: eager.load(Ordering::Relaxed) || batch.data.map().is_none(),
+                    ..Candidates::default()
+                };
+                let counts = if options.group_by.is_none() {
+                    let (table, summary, pairs) =
+                        stats_batch_noting(batch, options, Some(&mut candidates));
+                    (Tallied::Table(table), summary, pairs)
+                } else {
+                    let (games, summary, pairs) =
+                        stats_batch_games_noting(batch, options, Some(&mut candidates));
+                    (Tallied::Games(games), summary, pairs)
+                };
+                (counts, candidates)
+            },
+            |batch, ((tallied, batch_summary, pairs), candidates)| {
+                let mut tally = Tally {
+                    options,
+                    table: &mut *table,
+                    dfrc: dfrc.as_deref_mut(),
+                    summary: &mut *summary,
+                };
+                let offered = candidates
+                    .games
+                    .iter()
+                    .zip(candidates.heads.iter().zip(&candidates.made))
+                    .zip(&candidates.movetext)
+                    .map(|((&i, (head, made)), movetext)| {
+                        let game = &batch.games[i as usize];
+                        copies.offer(batch, (game, *movetext), *head, *made)
+                    })
+                    .collect::<io::Result<Vec<Offered>>>()
+                    .map_err(spill_error)?;
+                if offered.iter().all(|o| *o == Offered::Count) {
+                    match &tallied {
+                        Tallied::Table(part) => tally.table.merge(part),
+                        Tallied::Games(games) => tally.table.add_games(games),
+                    }
+                    .map_err(spill_error)?;
+                    if let Some(dfrc) = tally.dfrc {
+                        dfrc.add_games(&pairs).map_err(spill_error)?;
+                    }
+                    summary.merge(&batch_summary);
+                } else {
+                    tally.summary.kinds.merge(&batch_summary.kinds);
+                    candidates
+                        .tally(batch, &offered, &mut tally, copies)
+                        .map_err(spill_error)?;
+                }
+                batch_done(batch)
+            },
+        );
+    }
     if options.group_by.is_none() {
         return pipeline::run_reader(
             reader,
@@ -361,4 +485,197 @@ pub fn count_input_bounded<E: From<io::Error>>(
             batch_done(batch)
         },
     )
+}
+
+/// A batch's counts as its worker made them: a table, or (with
+/// `--group-by`) the games one by one.
+#[derive(Debug)]
+enum Tallied {
+    Table(StatsTable),
+    Games(BatchGames),
+}
+
+impl pipeline::Footprint for Tallied {
+    fn heap_bytes(&self) -> usize {
+        match self {
+            Tallied::Table(table) => table.heap_bytes(),
+            Tallied::Games(games) => games.heap_bytes(),
+        }
+    }
+}
+
+/// The fingerprints of the games of a batch that would be counted (by
+/// position, or with [`StatsOptions::dfrc`] by pair of arrays), whatever
+/// their result and ratings, in batch order, and the indices of those
+/// games in the batch: which are copies is told in input order by the
+/// thread that consumes the batches ([`count_input_bounded`]).
+#[derive(Clone, Debug, Default)]
+pub struct Candidates {
+    /// Each game's head ([`Fingerprint::head`]).
+    heads: Vec<Option<u128>>,
+    /// Each game's fingerprint, when `eager`.
+    made: Vec<Option<Fingerprint>>,
+    /// Where each game's movetext starts in the batch, and whether it
+    /// starts a line ([`Batch::movetext_start`]).
+    movetext: Vec<(usize, bool)>,
+    games: Vec<u32>,
+    /// Whether to make every game's fingerprint ([`Copies::eager`], or a
+    /// batch that is not mapped): else only the heads.
+    eager: bool,
+    /// The buffer of [`Fingerprint::of`].
+    scratch: Vec<u8>,
+}
+
+impl pipeline::Footprint for Candidates {
+    fn heap_bytes(&self) -> usize {
+        self.made.capacity() * std::mem::size_of::<Option<Fingerprint>>()
+            + self.heads.capacity() * std::mem::size_of::<Option<u128>>()
+            + self.movetext.capacity() * std::mem::size_of::<(usize, bool)>()
+            + self.games.capacity() * std::mem::size_of::<u32>()
+            + self.scratch.capacity()
+    }
+}
+
+/// A game to count but for its copies, as [`Copies`] keeps it for the
+/// merge at the end when the fingerprints went to disk: where it goes,
+/// its group, facts, and why its result was not played.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Candidate {
+    /// The Scharnagl number of its position, or of White's array.
+    pub(crate) white: u16,
+    /// Black's array's Scharnagl number for a Double FRC game counted by
+    /// pair.
+    pub(crate) black: Option<u16>,
+    pub(crate) group: String,
+    pub(crate) facts: GameFacts,
+    pub(crate) unplayed: Option<Unplayed>,
+}
+
+impl Candidates {
+    /// Notes the fingerprint of game `i` of `batch`, read as `reading`,
+    /// if `options` would count it.
+    fn note(&mut self, batch: &Batch, i: usize, reading: &Reading, options: &StatsOptions) {
+        if target(reading, options).is_none() {
+            return;
+        }
+        let game = &batch.games[i];
+        let head = Fingerprint::head(batch, game, reading, &mut self.scratch);
+        self.heads.push(head);
+        let (start, starts_line) = batch.movetext_start(game);
+        self.movetext.push((start, starts_line));
+        self.made.push(match head {
+            Some(head) if self.eager => {
+                let text = &batch.data[start..game.range.end];
+                let moves = Fingerprint::moves(text, starts_line, &mut self.scratch);
+                Some(Fingerprint::join(head, moves))
+            }
+            _ => None,
+        });
+        self.games
+            .push(u32::try_from(i).expect("a batch holds less than 4 GiB"));
+    }
+
+    /// Counts the candidates of a batch game by game, as `offered` says
+    /// of each: one to count is counted (or left out as unplayed or below
+    /// `--min-elo`), a copy is noted, one kept for later goes to `copies`.
+    fn tally(
+        &self,
+        batch: &Batch,
+        offered: &[Offered],
+        tally: &mut Tally<'_>,
+        copies: &mut Copies,
+    ) -> io::Result<()> {
+        for (&i, offered) in self.games.iter().zip(offered) {
+            if *offered == Offered::Copy {
+                tally.summary.duplicates += 1;
+                continue;
+            }
+            let game = &batch.games[i as usize];
+            let reading = Reading::of(batch, game);
+            let Some(counted) = target(&reading, tally.options) else {
+                continue;
+            };
+            let (white, black) = match counted {
+                Counted::Position(position) => (position.scharnagl(), None),
+                Counted::Pair(white, black) => (white.scharnagl(), Some(black.scharnagl())),
+            };
+            let candidate = Candidate {
+                white,
+                black,
+                group: match &tally.options.group_by {
+                    Some(by) => by.group_of(batch, game, &reading),
+                    None => String::new(),
+                },
+                facts: GameFacts::of(batch, &reading),
+                unplayed: reading.unplayed(batch),
+            };
+            match offered {
+                Offered::Count => tally.add(&candidate)?,
+                Offered::Later(fingerprint) => copies.keep(*fingerprint, candidate)?,
+                Offered::Copy => unreachable!("noted above"),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Where a game that is no copy is counted.
+pub(crate) struct Tally<'a> {
+    pub(crate) options: &'a StatsOptions,
+    pub(crate) table: &'a mut BoundedTable,
+    pub(crate) dfrc: Option<&'a mut DfrcTables>,
+    pub(crate) summary: &'a mut StatsSummary,
+}
+
+impl Tally<'_> {
+    /// Counts a game that is no copy: left out as unplayed (but with
+    /// `--keep-unplayed`) or below `--min-elo`, else under its position
+    /// or pair of arrays.
+    pub(crate) fn add(&mut self, game: &Candidate) -> io::Result<()> {
+        if let Some(reason) = game.unplayed {
+            self.summary.unplayed.add(reason);
+            if !self.options.keep_unplayed {
+                return Ok(());
+            }
+        }
+        if below_min_elo(&game.facts, self.options) {
+            self.summary.below_min_elo += 1;
+            return Ok(());
+        }
+        match game.black {
+            None => {
+                self.summary.counted += 1;
+                self.table.add_game(&game.group, game.white, &game.facts)
+            }
+            Some(black) => {
+                self.summary.dfrc_counted += 1;
+                match self.dfrc.as_deref_mut() {
+                    Some(dfrc) => dfrc.add_game(&game.group, game.white, black, &game.facts),
+                    None => Ok(()),
+                }
+            }
+        }
+    }
+}
+
+/// Counts the games [`Copies`] kept for the merge at the end (once the
+/// fingerprints went to disk) that are no copies, into `table` and
+/// `dfrc`, and notes in `summary` what became of each: what
+/// [`count_input_bounded`] leaves for the end of the run's last input.
+///
+/// # Errors
+///
+/// An error writing, reading or merging runs.
+pub fn finish_copies(
+    copies: Copies,
+    options: &StatsOptions,
+    (table, dfrc): (&mut BoundedTable, Option<&mut DfrcTables>),
+    summary: &mut StatsSummary,
+) -> io::Result<()> {
+    copies.finish(&mut Tally {
+        options,
+        table,
+        dfrc,
+        summary,
+    })
 }

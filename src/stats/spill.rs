@@ -30,10 +30,10 @@ use super::table::{PositionStats, Rows, StatsTable};
 pub const GROUP_MEMORY: usize = 4 << 20;
 
 /// Runs merged at once: each holds a read buffer and the group at its head.
-const FAN_IN: usize = 16;
+pub(super) const FAN_IN: usize = 16;
 
 /// The read and write buffer of a run.
-const RUN_BUFFER: usize = 64 << 10;
+pub(super) const RUN_BUFFER: usize = 64 << 10;
 
 /// A table of counts that keeps its groups in memory up to a budget and
 /// writes them to disk beyond it; [`BoundedTable::finish`] gives the
@@ -63,16 +63,42 @@ pub struct BoundedTable {
 }
 
 /// The runs written so far, and their directory: one made at the first
-/// run and removed with the runs, or the caller's.
+/// run and removed with the runs, or the caller's. The runs of groups
+/// here, and those of the copies of games (`copies`).
 #[derive(Debug, Default)]
-struct Runs {
+pub(super) struct Runs {
     directory: Option<TempDir>,
     given: Option<PathBuf>,
     files: Vec<PathBuf>,
     made: u64,
+    /// What the runs' names begin with, told apart from other runs' in
+    /// the same directory.
+    label: &'static str,
 }
 
 impl Runs {
+    /// Runs written in `directory` (a temporary directory of the caller's,
+    /// which removes it), or in one of their own.
+    pub(super) fn in_directory(directory: Option<&Path>, label: &'static str) -> Runs {
+        Runs {
+            directory: None,
+            given: directory.map(Path::to_path_buf),
+            files: Vec::new(),
+            made: 0,
+            label,
+        }
+    }
+
+    /// The runs' files, in the order they were written.
+    pub(super) fn files(&self) -> &[PathBuf] {
+        &self.files
+    }
+
+    /// Adds a run written to a file of [`Runs::create`].
+    pub(super) fn add(&mut self, path: PathBuf) {
+        self.files.push(path);
+    }
+
     /// The directory of the runs, made when it is not given.
     fn directory(&mut self) -> io::Result<&Path> {
         if let Some(given) = &self.given {
@@ -89,8 +115,8 @@ impl Runs {
     }
 
     /// Creates the next run's file.
-    fn create(&mut self) -> io::Result<(PathBuf, BufWriter<File>)> {
-        let name = format!("run-{}", self.made);
+    pub(super) fn create(&mut self) -> io::Result<(PathBuf, BufWriter<File>)> {
+        let name = format!("{}run-{}", self.label, self.made);
         self.made += 1;
         let path = self.directory()?.join(name);
         let file = File::create(&path)?;
@@ -110,10 +136,21 @@ impl Runs {
 
     /// Merges runs until at most [`FAN_IN`] are left.
     fn reduce(&mut self) -> io::Result<()> {
+        self.reduce_by(|merged, out| {
+            Merge::open(merged)?.for_each(|group, rows| write_group(out, group, &rows))
+        })
+    }
+
+    /// Merges runs, [`FAN_IN`] at a time with `merge`, until at most
+    /// [`FAN_IN`] are left.
+    pub(super) fn reduce_by(
+        &mut self,
+        mut merge: impl FnMut(&[PathBuf], &mut BufWriter<File>) -> io::Result<()>,
+    ) -> io::Result<()> {
         while self.files.len() > FAN_IN {
             let merged: Vec<PathBuf> = self.files.drain(..FAN_IN).collect();
             let (path, mut out) = self.create()?;
-            Merge::open(&merged)?.for_each(|group, rows| write_group(&mut out, group, &rows))?;
+            merge(&merged, &mut out)?;
             out.into_inner().map_err(io::IntoInnerError::into_error)?;
             for file in merged {
                 std::fs::remove_file(file)?;
@@ -414,7 +451,7 @@ impl Merge {
     }
 }
 
-fn write_varint(out: &mut impl Write, mut value: u64) -> io::Result<()> {
+pub(super) fn write_varint(out: &mut impl Write, mut value: u64) -> io::Result<()> {
     let mut bytes = [0u8; 10];
     let mut len = 0;
     loop {
@@ -431,11 +468,11 @@ fn write_varint(out: &mut impl Write, mut value: u64) -> io::Result<()> {
     out.write_all(&bytes[..len])
 }
 
-fn zigzag(value: i64) -> u64 {
+pub(super) fn zigzag(value: i64) -> u64 {
     ((value << 1) ^ (value >> 63)) as u64
 }
 
-fn unzigzag(value: u64) -> i64 {
+pub(super) fn unzigzag(value: u64) -> i64 {
     (value >> 1) as i64 ^ -((value & 1) as i64)
 }
 
@@ -475,7 +512,7 @@ fn write_group(out: &mut impl Write, group: &str, rows: &Rows) -> io::Result<()>
     Ok(())
 }
 
-fn corrupt() -> io::Error {
+pub(super) fn corrupt() -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidData,
         "a temporary file of groups changed under the run",
@@ -483,7 +520,7 @@ fn corrupt() -> io::Error {
 }
 
 /// The next varint, or none at the end of the input.
-fn read_varint_or_end(input: &mut impl BufRead) -> io::Result<Option<u64>> {
+pub(super) fn read_varint_or_end(input: &mut impl BufRead) -> io::Result<Option<u64>> {
     let mut value = 0u64;
     let mut shift = 0;
     loop {
@@ -504,7 +541,7 @@ fn read_varint_or_end(input: &mut impl BufRead) -> io::Result<Option<u64>> {
     }
 }
 
-fn read_varint(input: &mut impl BufRead) -> io::Result<u64> {
+pub(super) fn read_varint(input: &mut impl BufRead) -> io::Result<u64> {
     read_varint_or_end(input)?.ok_or_else(corrupt)
 }
 

@@ -29,6 +29,15 @@ Termination is `abandoned`, `stalled connection`, `rules infraction`,
 has none and its TerminationDetails ends in `disconnects` or
 `connection stalls` (TCEC's).
 
+`stats` counts each game once: a copy of a game read before (the same
+Event, Date, Round, White, Black, Result, start and moves) is left out
+before anything else is asked of it. This count reads no moves, so it
+asks a coarser question: whether two Double FRC games share those tags
+(trimmed, white space folded, lower case) and both arrays. When none do,
+no two share a fingerprint either, and every game is counted under both
+rules; when some do, the count stops with an error rather than guess
+which of them are copies.
+
 Usage: python3 dfrc_reference.py SEED_TABLES.csv < archive.pgn
 """
 
@@ -115,6 +124,7 @@ def main():
     numbers = seed_numbers(sys.argv[1])
     text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
     counts = defaultdict(lambda: [0] * 9)
+    seen = set()
     for tags in games(text.splitlines()):
         variant = (last(tags, "Variant") or "").strip().lower()
         fen = last(tags, "FEN")
@@ -132,6 +142,13 @@ def main():
         black = numbers.get(black_rank.upper())
         if white is None or black is None or white == black:
             continue
+        key = tuple(" ".join((last(tags, name) or "").split()).lower()
+                    for name in ("Event", "Date", "Round", "White", "Black", "Result"))
+        key += (white, black)
+        if key in seen:
+            sys.exit(f"two Double FRC games share {key}: this count reads no moves, "
+                     "so it cannot tell whether one is a copy of the other")
+        seen.add(key)
         if unplayed(tags):
             continue
         result = (last(tags, "Result") or "").strip()
