@@ -429,11 +429,11 @@ pub fn count_input_bounded<E: From<io::Error>>(
                 let offered = candidates
                     .games
                     .iter()
-                    .zip(candidates.heads.iter().zip(&candidates.made))
-                    .zip(&candidates.movetext)
-                    .map(|((&i, (head, made)), movetext)| {
+                    .enumerate()
+                    .map(|(k, &i)| {
                         let game = &batch.games[i as usize];
-                        copies.offer(batch, (game, *movetext), *head, *made)
+                        let (head, made, movetext) = candidates.get(k);
+                        copies.offer(batch, (game, movetext), head, made)
                     })
                     .collect::<io::Result<Vec<Offered>>>()
                     .map_err(spill_error)?;
@@ -511,13 +511,15 @@ impl pipeline::Footprint for Tallied {
 /// thread that consumes the batches ([`count_input_bounded`]).
 #[derive(Clone, Debug, Default)]
 pub struct Candidates {
-    /// Each game's head ([`Fingerprint::head`]).
-    heads: Vec<Option<u128>>,
-    /// Each game's fingerprint, when `eager`.
-    made: Vec<Option<Fingerprint>>,
-    /// Where each game's movetext starts in the batch, and whether it
-    /// starts a line ([`Batch::movetext_start`]).
-    movetext: Vec<(usize, bool)>,
+    /// Each game's head ([`Fingerprint::head`]), 0 for none (a head of
+    /// 0 is taken for 1: 16 bytes a game, as a batch of tiny games holds
+    /// many).
+    heads: Vec<u128>,
+    /// Each game's fingerprint, 0 for none, when `eager` (else empty).
+    made: Vec<u128>,
+    /// Where each game's movetext starts in the batch, with whether it
+    /// starts a line in the top bit ([`Batch::movetext_start`]).
+    movetext: Vec<u32>,
     games: Vec<u32>,
     /// Whether to make every game's fingerprint ([`Copies::eager`], or a
     /// batch that is not mapped): else only the heads.
@@ -528,9 +530,9 @@ pub struct Candidates {
 
 impl pipeline::Footprint for Candidates {
     fn heap_bytes(&self) -> usize {
-        self.made.capacity() * std::mem::size_of::<Option<Fingerprint>>()
-            + self.heads.capacity() * std::mem::size_of::<Option<u128>>()
-            + self.movetext.capacity() * std::mem::size_of::<(usize, bool)>()
+        self.made.capacity() * std::mem::size_of::<u128>()
+            + self.heads.capacity() * std::mem::size_of::<u128>()
+            + self.movetext.capacity() * std::mem::size_of::<u32>()
             + self.games.capacity() * std::mem::size_of::<u32>()
             + self.scratch.capacity()
     }
@@ -558,21 +560,53 @@ impl Candidates {
         if target(reading, options).is_none() {
             return;
         }
+        if self.games.capacity() == 0 {
+            // Room for every game of the batch at once, and no more.
+            let games = batch.games.len();
+            self.games.reserve_exact(games);
+            self.heads.reserve_exact(games);
+            self.movetext.reserve_exact(games);
+            if self.eager {
+                self.made.reserve_exact(games);
+            }
+        }
         let game = &batch.games[i];
         let head = Fingerprint::head(batch, game, reading, &mut self.scratch);
-        self.heads.push(head);
+        self.heads.push(head.map_or(0, |head| head.max(1)));
         let (start, starts_line) = batch.movetext_start(game);
-        self.movetext.push((start, starts_line));
-        self.made.push(match head {
-            Some(head) if self.eager => {
-                let text = &batch.data[start..game.range.end];
-                let moves = Fingerprint::moves(text, starts_line, &mut self.scratch);
-                Some(Fingerprint::join(head, moves))
-            }
-            _ => None,
-        });
+        let start32 = u32::try_from(start).expect("a batch holds less than 2 GiB");
+        assert!(start32 >> 31 == 0, "a batch holds less than 2 GiB");
+        self.movetext.push(start32 | u32::from(starts_line) << 31);
+        if self.eager {
+            self.made.push(match head {
+                Some(head) => {
+                    let text = &batch.data[start..game.range.end];
+                    let moves = Fingerprint::moves(text, starts_line, &mut self.scratch);
+                    Fingerprint::join(head.max(1), moves).0.max(1)
+                }
+                None => 0,
+            });
+        }
         self.games
             .push(u32::try_from(i).expect("a batch holds less than 4 GiB"));
+    }
+
+    /// Candidate `k`'s head, fingerprint when made, and where its
+    /// movetext starts and whether it starts a line.
+    fn get(&self, k: usize) -> (Option<u128>, Option<Fingerprint>, (usize, bool)) {
+        let head = Some(self.heads[k]).filter(|head| *head != 0);
+        let made = self
+            .made
+            .get(k)
+            .copied()
+            .filter(|made| *made != 0)
+            .map(Fingerprint);
+        let movetext = self.movetext[k];
+        (
+            head,
+            made,
+            ((movetext & !(1 << 31)) as usize, movetext >> 31 == 1),
+        )
     }
 
     /// Counts the candidates of a batch game by game, as `offered` says
