@@ -218,7 +218,7 @@ fn game_edits(
 /// `[Chess960Id "5" [Site "x"]` (a `]` missing) reads as the value
 /// `5" [Site "x`, and `[Chess960Id te "Alvarez, Ana"]` (two lines run
 /// together) as `Alvarez, Ana`.
-fn rewritable(data: &[u8], tag: &TagSpan) -> bool {
+pub(crate) fn rewritable(data: &[u8], tag: &TagSpan) -> bool {
     tag.well_formed
         && data[tag.name.end..tag.value.start.saturating_sub(1)]
             .iter()

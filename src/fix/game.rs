@@ -270,7 +270,9 @@ impl<'a> GameFix<'a> {
         let start = StartArray::Chess960(rank);
         let variant_tag = self.known(Known::Variant);
         let variant_needed = !self.reading.variant.is_chess960();
-        let can_write = |tag: Option<usize>| tag.is_none_or(|tag| self.batch.tags[tag].well_formed);
+        let can_write = |tag: Option<usize>| {
+            tag.is_none_or(|tag| crate::tag::rewritable(&self.batch.data, &self.batch.tags[tag]))
+        };
         let ready = self.game.insert_at.is_some()
             && (setup_one || can_write(setup_tag))
             && (!variant_needed || can_write(variant_tag))
@@ -470,7 +472,10 @@ impl<'a> GameFix<'a> {
     /// without one, adds a line in `slot`. Whether it could.
     fn set(&mut self, slot: Slot, tag: Option<usize>, value: &str, problem: Problem) -> bool {
         match tag {
-            Some(tag) if self.batch.tags[tag].well_formed => {
+            // A value read only leniently (text between the name and the
+            // quote, or a quote inside it) is never rewritten: its line
+            // holds bytes the rewrite would lose.
+            Some(tag) if crate::tag::rewritable(&self.batch.data, &self.batch.tags[tag]) => {
                 self.rewrite(tag, value, problem);
                 true
             }
