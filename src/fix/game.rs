@@ -9,6 +9,8 @@
 //! one repair with the tags it needs beside it (`SetUp "1"`, a `Variant`
 //! naming Chess960): all are made, or none.
 
+use std::borrow::Cow;
+
 use crate::game::{Kind, Known, Reading, Start, Variant, plain_number, tag_value};
 use crate::position::{BackRank, CastlingNotation, StartArray, castling_rooks, read_fen};
 use crate::split::{Batch, Game, LineCounter};
@@ -63,6 +65,12 @@ pub(super) struct GameFix<'a> {
     /// The repeated tags whose lines are removed, as indices into
     /// [`Batch::tags`]: no later step edits them.
     removed: Vec<usize>,
+    /// Whether the mainline replays from the game's first `FEN`, once
+    /// asked.
+    fen_replays: std::cell::OnceCell<bool>,
+    /// Whether the mainline replays from the start a game without a `FEN`
+    /// records, once asked.
+    record_replays: std::cell::OnceCell<bool>,
 }
 
 impl<'a> GameFix<'a> {
@@ -90,6 +98,8 @@ impl<'a> GameFix<'a> {
             added: [None, None, None, None],
             resolved: 0,
             removed: Vec::new(),
+            fen_replays: std::cell::OnceCell::new(),
+            record_replays: std::cell::OnceCell::new(),
         }
     }
 
@@ -123,8 +133,9 @@ impl<'a> GameFix<'a> {
 
     /// The repeats of a tag go, each when it is alone on its line, when
     /// every tag of that name in the game (its tag section read whole)
-    /// says the same: the same value
-    /// byte for byte, `FEN`s of the same position with the same clocks
+    /// says the same once `fix` has made its value repairs (a `SetUp`
+    /// beside a `FEN` says `1`, a `Variant` rewritten says the name asked
+    /// for: [`GameFix::repaired_value`]): the same value byte for byte, `FEN`s of the same position with the same clocks
     /// (the castling rights perhaps in other notations), or the id tags of
     /// a game that starts from a Chess960 array (the first is rewritten to
     /// its number, as `tag` does). Then readers that keep the first and
@@ -137,26 +148,33 @@ impl<'a> GameFix<'a> {
         if repeated.is_empty() || self.game.tags_incomplete {
             return;
         }
-        // As `ids` rewrites them: from a Chess960 start, every id tag well
-        // formed (otherwise none is rewritten, and each value is a fact).
-        let ids_rewritten = matches!(
-            self.reading.start,
-            Start::Array(StartArray::Chess960(_)) | Start::NoFen
-        ) && self
-            .reading
-            .headers
-            .ids()
-            .iter()
-            .all(|id| self.batch.tags[id.tag].well_formed);
+        // As `ids` rewrites them: from a Chess960 start (perhaps the one
+        // a game without a `FEN` records, once its `FEN` is added), every
+        // id tag well formed (otherwise none is rewritten, and each value
+        // is a fact).
+        let chess960_start = match self.reading.start {
+            Start::Array(StartArray::Chess960(_)) | Start::NoFen => true,
+            Start::FenMissing {
+                recorded: Some(rank),
+            } => self.record_ready(rank),
+            _ => false,
+        };
+        let ids_rewritten = chess960_start
+            && self
+                .reading
+                .headers
+                .ids()
+                .iter()
+                .all(|id| self.batch.tags[id.tag].well_formed);
         // Each name given more than once (a few of the names the reading
         // reads), with its first tag and whether every tag of it says
         // what the first says: one pass over the game's tags, so that a
         // game of a hundred thousand FENs takes no longer than it reads.
-        let mut names: Vec<(&[u8], usize, bool)> = Vec::new();
+        let mut names: Vec<(&[u8], Option<Cow<'a, [u8]>>, bool)> = Vec::new();
         for &tag in repeated {
             let name = self.batch.name(&self.batch.tags[tag]);
             if !names.iter().any(|(n, _, _)| n.eq_ignore_ascii_case(name)) {
-                names.push((name, usize::MAX, true));
+                names.push((name, None, true));
             }
         }
         for tag in self.game.tags.clone() {
@@ -168,17 +186,16 @@ impl<'a> GameFix<'a> {
             else {
                 continue;
             };
-            if *first == usize::MAX {
-                *first = tag;
+            let value = self.repaired_value(tag);
+            let Some(first_value) = first else {
+                *first = Some(value);
                 continue;
-            }
-            let value = self.batch.raw_value(span);
-            let first_value = self.batch.raw_value(&self.batch.tags[*first]);
+            };
             let is_id = name.eq_ignore_ascii_case(ID_TAG.as_bytes())
                 || name.eq_ignore_ascii_case(FRITZ9_TAG.as_bytes());
-            *all_same &= value == first_value
+            *all_same &= value == *first_value
                 || (is_id && ids_rewritten)
-                || (name.eq_ignore_ascii_case(b"FEN") && fen::same_start(first_value, value));
+                || (name.eq_ignore_ascii_case(b"FEN") && fen::same_start(first_value, &value));
         }
         for &tag in repeated {
             let span = &self.batch.tags[tag];
@@ -270,14 +287,7 @@ impl<'a> GameFix<'a> {
         let start = StartArray::Chess960(rank);
         let variant_tag = self.known(Known::Variant);
         let variant_needed = !self.reading.variant.is_chess960();
-        let can_write = |tag: Option<usize>| {
-            tag.is_none_or(|tag| crate::tag::rewritable(&self.batch.data, &self.batch.tags[tag]))
-        };
-        let ready = self.game.insert_at.is_some()
-            && (setup_one || can_write(setup_tag))
-            && (!variant_needed || can_write(variant_tag))
-            && replays_legally(self.batch, self.game, start.setup());
-        if !ready {
+        if !self.record_ready(rank) {
             self.left_at(problem, record);
             return None;
         }
@@ -299,49 +309,137 @@ impl<'a> GameFix<'a> {
         Some(start)
     }
 
+    /// Whether the `FEN` of the start `rank` that a game without one
+    /// records can be added, with the `SetUp` and `Variant` it needs: there
+    /// is a place for new lines, the tags to rewrite can be, and the
+    /// mainline replays legally from that start.
+    fn record_ready(&self, rank: BackRank) -> bool {
+        let setup_tag = self.known(Known::SetUp);
+        let setup_one = setup_tag.is_some_and(|tag| self.value_is(tag, "1"));
+        let variant_needed = !self.reading.variant.is_chess960();
+        let can_write = |tag: Option<usize>| {
+            tag.is_none_or(|tag| crate::tag::rewritable(&self.batch.data, &self.batch.tags[tag]))
+        };
+        self.game.insert_at.is_some()
+            && (setup_one || can_write(setup_tag))
+            && (!variant_needed || can_write(self.known(Known::Variant)))
+            && *self.record_replays.get_or_init(|| {
+                replays_legally(self.batch, self.game, StartArray::Chess960(rank).setup())
+            })
+    }
+
     /// A `Variant` naming Chess960 on a 960 array other than 518, and the
     /// spelling asked for where it names Chess960 in one that readers
     /// reject (or, with [`Spellings::All`], in any other).
     fn variant(&mut self, start: Option<&StartArray>) {
-        if self.reading.start == Start::NotChess {
-            return;
-        }
         let tag = self.known(Known::Variant);
+        // The tag kept, read as the reading reads the last: after a repeat
+        // is removed, the first may be spelled otherwise.
+        let variant = tag.map_or(self.reading.variant, |tag| {
+            Variant::from_value(&tag_value(self.batch, &self.batch.tags[tag]))
+        });
+        let added_fen = self.added[Slot::Fen as usize].is_some();
+        let codes = [
+            Code::VariantSpelling,
+            Code::VariantMissing,
+            Code::VariantMismatch,
+        ];
+        let Some(problem) = self.variant_repair(tag, variant, start, added_fen) else {
+            // The last `Variant` removed as a repeat: what `validate` found
+            // in it is gone unless the one kept says it too.
+            if tag != self.reading.headers.get(Known::Variant) {
+                match variant {
+                    Variant::Chess960 { common: true } => self.resolve(&codes),
+                    Variant::Chess960 { common: false } => self.resolve(&codes[1..]),
+                    _ => {}
+                }
+            }
+            return;
+        };
+        let name = self.options.variant_name.as_str();
+        if self.set(Slot::Variant, tag, name, problem) {
+            // Every name asked for is a spelling common readers read.
+            self.resolve(&codes);
+        }
+    }
+
+    /// What rewriting (or adding) the `Variant` repairs, when `variant`
+    /// read from `tag` (`None`: the game has none) is to be rewritten to
+    /// the name asked for; `None` when it stays.
+    fn variant_repair(
+        &self,
+        tag: Option<usize>,
+        variant: Variant,
+        start: Option<&StartArray>,
+        added_fen: bool,
+    ) -> Option<Problem> {
+        if self.reading.start == Start::NotChess {
+            return None;
+        }
         let options = self.options;
         let name = options.variant_name.as_str();
         let other_array = start.is_some_and(|s| *s != StartArray::Chess960(BackRank::STANDARD));
-        let added_fen = self.added[Slot::Fen as usize].is_some();
-        let problem = match self.reading.variant {
+        match variant {
             Variant::Chess960 { common } => {
                 let tag = tag.expect("a Variant that names Chess960 is a tag");
                 if self.batch.raw_value(&self.batch.tags[tag]) == name.as_bytes() {
-                    return;
+                    return None;
                 }
                 match (options.spellings, common) {
-                    (Spellings::Keep, _) | (Spellings::Reported, true) => return,
-                    (_, false) => Problem::Finding(Code::VariantSpelling),
-                    (Spellings::All, true) => Problem::VariantName,
+                    (Spellings::Keep, _) | (Spellings::Reported, true) => None,
+                    (_, false) => Some(Problem::Finding(Code::VariantSpelling)),
+                    (Spellings::All, true) => Some(Problem::VariantName),
                 }
             }
             // With a FEN added, the Variant came with it.
-            _ if added_fen || !other_array => return,
-            Variant::Absent => Problem::Finding(Code::VariantMissing),
+            _ if added_fen || !other_array => None,
+            Variant::Absent => Some(Problem::Finding(Code::VariantMissing)),
             Variant::Standard | Variant::FromPosition => {
-                let replays = self
-                    .first_fen_setup()
-                    .is_some_and(|setup| replays_legally(self.batch, self.game, setup));
-                if !replays {
-                    return;
-                }
-                Problem::Finding(Code::VariantMismatch)
+                let replays = *self.fen_replays.get_or_init(|| {
+                    self.first_fen_setup()
+                        .is_some_and(|setup| replays_legally(self.batch, self.game, setup))
+                });
+                replays.then_some(Problem::Finding(Code::VariantMismatch))
             }
-            Variant::Other => return,
-        };
-        if self.set(Slot::Variant, tag, name, problem)
-            && let Problem::Finding(code) = problem
-        {
-            self.resolve(&[code]);
+            Variant::Other => None,
         }
+    }
+
+    /// The value a repeated tag would say once `fix` has made its value
+    /// repairs, to tell whether the repeats of a name say the same: a
+    /// `SetUp` beside a `FEN` that reads says `1`, a `Variant` that is
+    /// rewritten says the name asked for; any other tag, or one that
+    /// cannot be rewritten, what it says.
+    fn repaired_value(&self, tag: usize) -> Cow<'a, [u8]> {
+        let batch = self.batch;
+        let span = &batch.tags[tag];
+        let raw = Cow::Borrowed(batch.raw_value(span));
+        if !self.reading.start.is_known() || !crate::tag::rewritable(&batch.data, span) {
+            return raw;
+        }
+        let name = batch.name(span);
+        if name.eq_ignore_ascii_case(b"SetUp") {
+            if self.reading.headers.fens().is_empty() {
+                return raw;
+            }
+            return Cow::Borrowed(b"1");
+        }
+        if name.eq_ignore_ascii_case(b"Variant") {
+            let start = match &self.reading.start {
+                Start::Array(array) => Some(*array),
+                Start::NoFen => Some(StartArray::Chess960(BackRank::STANDARD)),
+                // A start a record gives comes with its own Variant.
+                _ => return raw,
+            };
+            let variant = Variant::from_value(&tag_value(batch, span));
+            if self
+                .variant_repair(Some(tag), variant, start.as_ref(), false)
+                .is_some()
+            {
+                return Cow::Owned(self.options.variant_name.as_str().as_bytes().to_vec());
+            }
+        }
+        raw
     }
 
     /// The setup the game's first `FEN` gives, to replay from.
@@ -360,6 +458,8 @@ impl<'a> GameFix<'a> {
         }
         let tag = self.known(Known::SetUp);
         if tag.is_some_and(|tag| self.value_is(tag, "1")) {
+            // Perhaps the last, removed as a repeat, said otherwise.
+            self.resolve(&[Code::FenWithoutSetup]);
             return;
         }
         let problem = Problem::Finding(Code::FenWithoutSetup);
