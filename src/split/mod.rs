@@ -45,7 +45,7 @@ mod window;
 
 pub(crate) use candidates::Candidates;
 pub use lines::{LineCounter, count_line_ends, line_start};
-pub use reader::GameReader;
+pub use reader::{GameReader, MAX_RESERVED_BATCH};
 pub use types::{Batch, BatchData, Game, LineEnding, TagSpan};
 pub use window::{MappedWindow, StreamWindow, Window};
 
@@ -759,6 +759,35 @@ mod tests {
             games += batch.games.len();
         }
         assert_eq!(games, 100_000);
+    }
+
+    /// A batch size beyond any input, `usize::MAX` included, reads the
+    /// whole input as one batch, from a slice and from a stream (whose
+    /// room reserved up front is bounded): no overflow, no allocation of
+    /// the size asked for.
+    #[test]
+    fn any_batch_size_is_taken_up_to_usize_max() {
+        let input: Vec<u8> = (0..2_000)
+            .flat_map(|i| format!("[Event \"{i}\"]\n\n1. e4 e5 *\n\n").into_bytes())
+            .collect();
+        for batch_bytes in [usize::MAX, usize::MAX - 1, 1 << 50, MAX_RESERVED_BATCH + 1] {
+            let from_slice = GameReader::new(&input[..]).batch_bytes(batch_bytes);
+            one_batch(from_slice, &input, &format!("a slice, {batch_bytes}"));
+            let source = Counting {
+                rest: &input,
+                read: Rc::default(),
+            };
+            let from_stream = GameReader::new(source).batch_bytes(batch_bytes);
+            one_batch(from_stream, &input, &format!("a stream, {batch_bytes}"));
+        }
+    }
+
+    /// Asserts that `reader` hands out `input` as one batch of 2,000 games.
+    fn one_batch<W: Window>(mut reader: GameReader<W>, input: &[u8], what: &str) {
+        let batch = reader.next_batch().unwrap().expect("a batch");
+        assert_eq!(batch.games.len(), 2_000, "{what}");
+        assert!(&batch.data[..] == input, "{what}: the batch is the input");
+        assert!(reader.next_batch().unwrap().is_none(), "{what}: one batch");
     }
 
     /// Reads from a slice at most 64 KiB at a time, as a pipe does,

@@ -22,6 +22,10 @@ const READ_CHUNK: usize = 256 << 10;
 /// count of tags, not by its size.
 const MAX_GAME_TAGS: usize = 1 << 16;
 
+/// The most room reserved up front for the next batch of a stream, in
+/// bytes: a batch asked to be larger grows as it is read.
+pub const MAX_RESERVED_BATCH: usize = 256 << 20;
+
 /// Reads games from an input, in batches of whole games.
 ///
 /// # Example
@@ -114,7 +118,11 @@ impl<W: Window> GameReader<W> {
     }
 
     /// Sets how many bytes of whole games a batch should hold at least
-    /// (the last batch may hold fewer). Defaults to 1 MiB.
+    /// (the last batch may hold fewer). Defaults to 1 MiB. Any size is
+    /// taken, `usize::MAX` included (one batch for the whole input, games
+    /// too long aside); room for a batch read from a stream is reserved up
+    /// front for at most [`MAX_RESERVED_BATCH`] bytes, and grows past that
+    /// as the batch is read.
     pub fn batch_bytes(mut self, bytes: usize) -> Self {
         self.batch_bytes = bytes.max(1);
         self
@@ -199,7 +207,8 @@ impl<W: Window> GameReader<W> {
         let cut = self
             .scanner
             .hand_out(self.window.bytes(), at, split_current);
-        let data = self.window.cut(at, self.batch_bytes + READ_BYTES);
+        let reserve = self.batch_bytes.min(MAX_RESERVED_BATCH) + READ_BYTES;
+        let data = self.window.cut(at, reserve);
         let mut games = cut.games;
         for game in &mut games {
             game.index = self.next_index;

@@ -148,7 +148,7 @@ impl<B: BufRead> Window for StreamWindow<B> {
     fn recycle(&mut self, data: BatchData) {
         if let Some(mut buffer) = data.into_owned_buffer()
             && self.spare.len() < 2
-            && buffer.capacity() <= 2 * self.reserve
+            && buffer.capacity() <= self.reserve.saturating_mul(2)
         {
             buffer.clear();
             self.spare.push(buffer);
