@@ -19,6 +19,9 @@ use crate::validate::{Code, Finding, replays_legally};
 
 use super::{Action, BatchFix, FixOptions, Problem, Row, Spellings, fen};
 
+/// A tag's value once `fix` has repaired it ([`GameFix::repaired_value`]).
+type Repaired<'a> = Cow<'a, [u8]>;
+
 /// Where a new tag line goes among the lines added to one game.
 #[derive(Clone, Copy)]
 enum Slot {
@@ -170,7 +173,7 @@ impl<'a> GameFix<'a> {
         // reads), with its first tag and whether every tag of it says
         // what the first says: one pass over the game's tags, so that a
         // game of a hundred thousand FENs takes no longer than it reads.
-        let mut names: Vec<(&[u8], Option<Cow<'a, [u8]>>, bool)> = Vec::new();
+        let mut names: Vec<(&[u8], Option<Repaired<'a>>, bool)> = Vec::new();
         for &tag in repeated {
             let name = self.batch.name(&self.batch.tags[tag]);
             if !names.iter().any(|(n, _, _)| n.eq_ignore_ascii_case(name)) {
