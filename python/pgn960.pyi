@@ -88,22 +88,28 @@ def table() -> pyarrow.Table:
     light_bishop_file, dark_bishop_file (string, ``a`` to ``h``) and
     mirror_scharnagl (int32)."""
 
-def schema(*, tags: _Names | None = None) -> pyarrow.Schema:
+def schema(*, tags: _Names | None = None, duplicates: bool = False) -> pyarrow.Schema:
     """The schema of ``games``' tables: the columns of ``pgn960 games``
-    and one string column per tag of ``tags``."""
+    (with ``duplicates``, of ``pgn960 games --duplicates``) and one string
+    column per tag of ``tags``."""
 
 def games(
     paths: _Inputs,
     *,
     tags: _Names | None = None,
+    duplicates: bool = False,
     threads: int | None = None,
     batch_size: int = 65536,
 ) -> pyarrow.Table:
     """One row per game, with exactly the columns and types of
     ``pgn960 games`` (its Parquet file read back), in input order, plus
     one string column per tag named in ``tags`` (``"WhiteFideId,BlackFideId"``
-    or a list). Read on ``threads`` threads (default: one per core); the
-    table is held whole in memory (see ``iter_games``)."""
+    or a list). With ``duplicates``, the columns of ``pgn960 games
+    --duplicates``: fingerprint, duplicate_of_file, duplicate_of_game (the
+    first occurrence among all of ``paths`` of a game read before; up to
+    458,752 distinct games, else ``RuntimeError``). Read on ``threads``
+    threads (default: one per core); the table is held whole in memory
+    (see ``iter_games``)."""
 
 @final
 class GameBatches(Iterator[pyarrow.RecordBatch]):
@@ -122,6 +128,7 @@ def iter_games(
     paths: _Inputs,
     *,
     tags: _Names | None = None,
+    duplicates: bool = False,
     threads: int | None = None,
     batch_size: int = 65536,
 ) -> GameBatches:

@@ -315,7 +315,7 @@ page_tests! {
     commands_validate: "docs/commands/validate.md" runs 2;
     commands_fix: "docs/commands/fix.md" runs 7;
     commands_filter: "docs/commands/filter.md" runs 14;
-    commands_games: "docs/commands/games.md" runs 5;
+    commands_games: "docs/commands/games.md" runs 6;
     commands_completions: "docs/commands/completions.md" runs 1;
     commands_man: "docs/commands/man.md" runs 1;
     kinds: "docs/kinds.md" runs 0;
@@ -543,7 +543,10 @@ fn every_games_column_is_in_its_table() {
         .lines()
         .filter(|line| line.starts_with("| `"))
         .collect();
-    for column in pgn960::export::COLUMNS {
+    for column in pgn960::export::COLUMNS
+        .into_iter()
+        .chain(pgn960::export::DUPLICATE_COLUMNS)
+    {
         let name = format!("`{}`", column.name());
         assert!(
             rows.iter().any(|row| row

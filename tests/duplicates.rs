@@ -1,5 +1,5 @@
-//! Copies of games, found and counted once: `stats` (by default) and
-//! `filter --unique`, over an archive of two
+//! Copies of games, found and counted once: `stats` (by default),
+//! `filter --unique` and `games --duplicates`, over an archive of two
 //! files with planted copies. The oracle is the generator's own record:
 //! which games it wrote as originals, and which it wrote as a copy of
 //! which original (its file and index). A copy is the original as another
@@ -477,6 +477,205 @@ fn filter_writes_first_occurrences() {
     }
 }
 
+/// One row of `games --duplicates`: its file and game, its fingerprint,
+/// and the file and game of its first occurrence when it is a copy.
+type MarkedRow = (String, u64, String, Option<(String, u64)>);
+
+/// The rows of `games --duplicates`' CSV.
+fn marked_rows(csv: &[u8]) -> Vec<MarkedRow> {
+    let mut reader = csv::Reader::from_reader(csv);
+    let header = reader.headers().expect("a header").clone();
+    let at = |name: &str| {
+        header
+            .iter()
+            .position(|column| column == name)
+            .unwrap_or_else(|| panic!("a column {name}"))
+    };
+    let [file, game, fingerprint, of_file, of_game] = [
+        "file",
+        "game",
+        "fingerprint",
+        "duplicate_of_file",
+        "duplicate_of_game",
+    ]
+    .map(at);
+    reader
+        .records()
+        .map(|record| {
+            let record = record.expect("a CSV row");
+            let first = match (&record[of_file], &record[of_game]) {
+                ("", "") => None,
+                (f, g) => Some((f.to_string(), g.parse().expect("a game number"))),
+            };
+            (
+                record[file].to_string(),
+                record[game].parse().expect("a game number"),
+                record[fingerprint].to_string(),
+                first,
+            )
+        })
+        .collect()
+}
+
+/// `games --duplicates` names, for each planted copy, the file and game
+/// of its original, and nothing for an original (near misses included:
+/// another round, another result, one more move); as many rows repeat a
+/// game as `stats` skips, so `WHERE duplicate_of_game IS NULL` keeps the
+/// games `stats` counts. The same CSV at one thread and at four, the
+/// second file from standard input too, and the same values in Parquet.
+#[test]
+fn games_names_the_first_occurrence_of_every_copy() {
+    let planted = plant(0x5eed_0004, 3000);
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let [a, b] = write_planted(dir.path(), &planted);
+    let copies = copies(&planted);
+    assert!(copies > 500, "{copies} copies planted");
+    let run = |threads: &str, second: &str| {
+        let stdin = if second == "-" {
+            planted.files[1].clone().into_bytes()
+        } else {
+            Vec::new()
+        };
+        let args = ["games", "--duplicates", "--threads", threads, &a, second];
+        let (code, csv, stderr) = run_fed(&args, &[], stdin);
+        assert_eq!(code, 0, "{stderr}");
+        assert_eq!(number_after(&stderr, "marked "), copies as u64, "{stderr}");
+        csv
+    };
+    let one = run("1", &b);
+    assert!(
+        run("4", &b) == one,
+        "the same CSV at one thread and at four"
+    );
+    for (csv, second) in [(one.clone(), b.as_str()), (run("2", "-"), "<stdin>")] {
+        let names = [a.as_str(), second];
+        let rows = marked_rows(&csv);
+        assert_eq!(rows.len(), planted.games.len());
+        let mut fingerprints = std::collections::HashMap::new();
+        for (row, &(file, index, copy_of)) in rows.iter().zip(&planted.games) {
+            assert_eq!((row.0.as_str(), row.1), (names[file], index));
+            let expected = copy_of.map(|(file, index)| (names[file].to_string(), index));
+            assert_eq!(
+                row.3, expected,
+                "{second}: row of game {index} of file {file}"
+            );
+            assert_eq!(row.2.len(), 32, "a fingerprint of 32 hexadecimal digits");
+            match copy_of {
+                // A copy has the fingerprint of its original.
+                Some(first) => assert_eq!(fingerprints[&first], &row.2),
+                // Every original has a fingerprint of its own.
+                None => assert!(
+                    !fingerprints.values().any(|f| *f == &row.2),
+                    "game {index} of file {file}"
+                ),
+            }
+            fingerprints.insert((file, index), &row.2);
+        }
+    }
+    // `stats` skips as many copies as rows name a first occurrence (those
+    // of Double FRC games too, which it reads with `--dfrc-pairs`).
+    let pairs = dir.path().join("pairs.csv").display().to_string();
+    let (code, _, stderr) = run_env(
+        &["stats", &a, &b, "-o", "/dev/null", "--dfrc-pairs", &pairs],
+        &[],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(number_after(&stderr, "skipped "), copies as u64, "{stderr}");
+    // Parquet holds the values of the CSV.
+    let parquet = dir.path().join("games.parquet");
+    let (code, _, stderr) = run_env(
+        &[
+            "games",
+            "-q",
+            "--duplicates",
+            &a,
+            &b,
+            "-o",
+            &parquet.display().to_string(),
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let file = fs::File::open(&parquet).expect("the Parquet file");
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+        .expect("a Parquet file")
+        .build()
+        .expect("a reader");
+    let mut from_parquet = Vec::new();
+    for batch in reader {
+        let batch = batch.expect("a batch");
+        let text = |name: &str| {
+            batch
+                .column_by_name(name)
+                .expect("the column")
+                .as_any()
+                .downcast_ref::<arrow_array::StringArray>()
+                .expect("a string column")
+                .clone()
+        };
+        let of_game = batch
+            .column_by_name("duplicate_of_game")
+            .expect("the column")
+            .as_any()
+            .downcast_ref::<arrow_array::Int64Array>()
+            .expect("an int64 column")
+            .clone();
+        let (fingerprint, of_file) = (text("fingerprint"), text("duplicate_of_file"));
+        use arrow_array::Array;
+        for i in 0..batch.num_rows() {
+            let first = (!of_file.is_null(i))
+                .then(|| (of_file.value(i).to_string(), of_game.value(i) as u64));
+            assert_eq!(of_file.is_null(i), of_game.is_null(i));
+            from_parquet.push((fingerprint.value(i).to_string(), first));
+        }
+    }
+    let from_csv: Vec<(String, Option<(String, u64)>)> = marked_rows(&one)
+        .into_iter()
+        .map(|row| (row.2, row.3))
+        .collect();
+    assert!(from_parquet == from_csv, "Parquet holds the CSV's values");
+}
+
+/// The same game with one more move is another game; the same game as
+/// another download writes it (comments, clocks, spacing, CRLF, an added
+/// id tag) is a copy; a game read in pieces has no fingerprint.
+#[test]
+fn games_tells_one_more_move_from_a_copy() {
+    let game =
+        "[Event \"E\"]\n[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 1-0\n\n";
+    let longer = game.replace("Qh5 1-0", "Qh5 Nc6 1-0");
+    let copy = "[Event \"E\"]\r\n[White \"A\"]\r\n[Black \"B\"]\r\n[Result \"1-0\"]\r\n[Chess960Id \"518\"]\r\n\r\n1.e4 {[%clk 0:03:00]} e5\r\n2.Qh5! 1-0\r\n";
+    let input = format!("{game}{longer}{copy}");
+    let (code, csv, stderr) = run_fed(&["games", "--duplicates", "-"], &[], input.into_bytes());
+    assert_eq!(code, 0, "{stderr}");
+    let rows = marked_rows(&csv);
+    let firsts: Vec<Option<(String, u64)>> = rows.iter().map(|row| row.3.clone()).collect();
+    assert_eq!(firsts, [None, None, Some(("<stdin>".to_string(), 1))]);
+    assert_ne!(rows[0].2, rows[1].2);
+}
+
+/// Beyond its budget, `games --duplicates` (which writes as it reads)
+/// ends the run with a one-line error, and leaves its output as it was.
+#[test]
+fn games_duplicates_beyond_its_budget_is_refused() {
+    let planted = plant(0x5eed_0005, 2000);
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let [a, b] = write_planted(dir.path(), &planted);
+    for name in ["out.csv", "out.parquet"] {
+        let out = dir.path().join(name);
+        fs::write(&out, "before").expect("an old output");
+        let out = out.display().to_string();
+        let (code, _, stderr) = run_env(
+            &["games", "--duplicates", &a, &b, "-o", &out],
+            &[("PGN960_DUPLICATES_MEMORY", "4096")],
+        );
+        assert_eq!(code, 2, "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.starts_with("pgn960: more than "), "{stderr}");
+        assert_eq!(fs::read_to_string(&out).unwrap(), "before");
+    }
+}
+
 /// Beyond its budget, `filter --unique` (which writes as it reads) ends
 /// the run with a one-line error, and leaves its output as it was.
 #[test]
@@ -533,4 +732,19 @@ fn the_freestyle_events_are_copies_of_the_chess960_events() {
         "{}",
         run.stderr
     );
+    // `games --duplicates` marks the same 983 rows, each a game of the
+    // freestyle events naming its first occurrence in the first file.
+    let (code, csv, stderr) = run_env(&["games", "--duplicates", &all, &freestyle], &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(number_after(&stderr, "marked "), 983, "{stderr}");
+    let rows = marked_rows(&csv);
+    let marked: Vec<&MarkedRow> = rows.iter().filter(|row| row.3.is_some()).collect();
+    assert_eq!(marked.len(), 983);
+    assert!(
+        marked
+            .iter()
+            .all(|row| row.0 == freestyle && row.3.as_ref().is_some_and(|(file, _)| *file == all))
+    );
+    let freestyle_rows = rows.iter().filter(|row| row.0 == freestyle).count();
+    assert_eq!(freestyle_rows, 983, "every game of the freestyle events");
 }

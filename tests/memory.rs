@@ -124,6 +124,17 @@ fn a_million_tiny_games_in_bounded_memory() {
             (vec!["filter", "--kind", "standard"], &[0]),
             (vec!["games", "--format", "csv"], &[0]),
             (vec!["games", "--format", "parquet", "-o", &out_str], &[0]),
+            (
+                vec![
+                    "games",
+                    "--duplicates",
+                    "--format",
+                    "parquet",
+                    "-o",
+                    &out_str,
+                ],
+                &[0],
+            ),
         ] {
             if threads == "1" && args.contains(&"csv") {
                 continue; // as Parquet, but for the writer
@@ -142,6 +153,67 @@ fn a_million_tiny_games_in_bounded_memory() {
             );
         }
     }
+}
+
+/// `games --duplicates` holds the first occurrences of 450,000 distinct
+/// games (its table near its cap of 458,752, 16.5 MB while its slots
+/// double) and writes them with every tenth game a copy of one read
+/// before, under the limit, at one thread and at eight; 500,000 distinct
+/// games end the run with its one-line error, still under it. (CSV: a
+/// Parquet file of 450,000 distinct `Event`s holds their dictionary,
+/// with or without the option.)
+#[test]
+fn games_duplicates_at_its_cap_in_bounded_memory() {
+    let Some(enforcer) = enforcer("games_duplicates_at_its_cap_in_bounded_memory") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out = dir.path().join("out.csv");
+    let games = |distinct: u64| {
+        let mut bytes = Vec::with_capacity(22 * distinct as usize * 11 / 10);
+        for i in 0..distinct {
+            let _ = write!(bytes, "[Event \"{i}\"]\n\n*\n\n");
+            if i % 10 == 9 {
+                let _ = write!(bytes, "[Event \"{}\"]\n\n*\n\n", i / 2);
+            }
+        }
+        bytes
+    };
+    let fits = games(450_000);
+    for threads in THREADS {
+        let args = [
+            "games",
+            "-q",
+            "--duplicates",
+            "--threads",
+            threads,
+            "-o",
+            path(&out),
+        ];
+        let run = Run::pgn960(&args)
+            .feed(Feed::Bytes(fits.clone()))
+            .run(&enforcer);
+        let what = format!("games --duplicates of 450,000 games at {threads} threads");
+        eprintln!("{what}: {:.1?}", run.elapsed);
+        run.assert_within(&enforcer, &[0], &what);
+        let text = fs::read_to_string(&out).expect("the CSV is written");
+        let copies = text.lines().filter(|line| !line.ends_with(",,")).count();
+        // The header, and a copy after every tenth game.
+        assert_eq!(copies, 1 + 45_000, "{what}");
+        assert_eq!(text.lines().count(), 1 + 495_000, "{what}");
+    }
+    let args = ["games", "-q", "--duplicates", "-o", path(&out)];
+    let run = Run::pgn960(&args)
+        .feed(Feed::Bytes(games(500_000)))
+        .run(&enforcer);
+    let what = "games --duplicates of 500,000 games";
+    run.assert_within(&enforcer, &[2], what);
+    assert!(
+        run.stderr
+            .starts_with("pgn960: more than 458752 distinct games"),
+        "{what}: {}",
+        run.stderr
+    );
 }
 
 /// `games` with tag values of 1 KB and of 8 KB: a Parquet row group is

@@ -12,9 +12,10 @@ use std::time::Duration;
 use arrow_array::RecordBatch;
 use arrow_pyarrow::ToPyArrow;
 use arrow_schema::SchemaRef;
-use pgn960::export::{ArrowRows, Schema, arrow_schema, read_rows};
+use pgn960::duplicates::GAMES_MEMORY;
+use pgn960::export::{ArrowRows, FirstOccurrences, Schema, arrow_schema, read_rows};
 use pgn960::pipeline::{PipelineConfig, PipelineError};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::inputs::{
@@ -29,13 +30,33 @@ use crate::tables::table_of;
 /// before they come (a larger `batch_size` grows as rows arrive).
 pub const BATCH_ROWS: usize = 65_536;
 
-/// The columns of a run: the fixed ones and one per tag of `tags`.
-fn schema_of(tags: Option<&Bound<'_, PyAny>>) -> PyResult<Schema> {
+/// The columns of a run: the fixed ones, the duplicate columns with
+/// `duplicates`, and one per tag of `tags`.
+fn schema_of(tags: Option<&Bound<'_, PyAny>>, duplicates: bool) -> PyResult<Schema> {
     let extra = match tags {
         Some(tags) => names("tags", tags)?,
         None => Vec::new(),
     };
-    Schema::new(extra).map_err(|err| PyValueError::new_err(format!("tags: {err}")))
+    Ok(Schema::new(extra)
+        .map_err(|err| PyValueError::new_err(format!("tags: {err}")))?
+        .with_duplicates(duplicates))
+}
+
+/// The first occurrences of a run's games, with `duplicates`: as many as
+/// `pgn960 games --duplicates` holds.
+fn first_occurrences(duplicates: bool) -> Option<FirstOccurrences> {
+    duplicates.then(|| FirstOccurrences::new(GAMES_MEMORY))
+}
+
+/// Marks `row` as `pgn960 games --duplicates` does; a `RuntimeError`
+/// with its message when the run cannot tell copies apart any longer.
+fn mark(copies: &mut Option<FirstOccurrences>, row: &mut pgn960::export::GameRow) -> PyResult<()> {
+    match copies {
+        Some(copies) => copies
+            .mark(row)
+            .map_err(|err| PyRuntimeError::new_err(err.to_string())),
+        None => Ok(()),
+    }
 }
 
 fn batch_rows(batch_size: i64) -> PyResult<usize> {
@@ -45,15 +66,17 @@ fn batch_rows(batch_size: i64) -> PyResult<usize> {
         .ok_or_else(|| PyValueError::new_err(format!("batch_size: {batch_size} is not positive")))
 }
 
-/// The schema of `games`' tables: the columns of `pgn960 games` and one
-/// string column per tag of `tags`, as a `pyarrow.Schema`.
+/// The schema of `games`' tables: the columns of `pgn960 games` (with
+/// `duplicates`, those of `pgn960 games --duplicates`) and one string
+/// column per tag of `tags`, as a `pyarrow.Schema`.
 #[pyfunction]
-#[pyo3(signature = (*, tags = None))]
+#[pyo3(signature = (*, tags = None, duplicates = false))]
 pub fn schema<'py>(
     py: Python<'py>,
     tags: Option<&Bound<'py, PyAny>>,
+    duplicates: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    arrow_schema(&schema_of(tags)?).to_pyarrow(py)
+    arrow_schema(&schema_of(tags, duplicates)?).to_pyarrow(py)
 }
 
 /// One row per game of `paths`, as a `pyarrow.Table` with exactly the
@@ -61,7 +84,11 @@ pub fn schema<'py>(
 /// input order: file, game, offset, length, line, kind, scharnagl,
 /// fritz9, position, white_scharnagl, black_scharnagl, variant, event,
 /// site, date, year, round, white, black, result, white_elo, black_elo,
-/// time_control, termination, eco, opening, plies, chess960_id, then one
+/// time_control, termination, eco, opening, plies, chess960_id,
+/// unplayed; with `duplicates`, fingerprint, duplicate_of_file and
+/// duplicate_of_game, as `pgn960 games --duplicates` writes them (a copy
+/// names the file and game of its first occurrence among all of
+/// `paths`; up to 458,752 distinct games, else `RuntimeError`); then one
 /// string column per tag named in `tags` (`"WhiteFideId,BlackFideId"` or a
 /// list), holding the last value of that name.
 ///
@@ -76,31 +103,37 @@ pub fn schema<'py>(
 /// Raises `OSError` (`FileNotFoundError`, ...) for an input that cannot
 /// be read, with `pgn960 games`' message; `ValueError` for a bad argument.
 #[pyfunction]
-#[pyo3(signature = (paths, *, tags = None, threads = None, batch_size = 65536))]
+#[pyo3(signature = (paths, *, tags = None, duplicates = false, threads = None, batch_size = 65536))]
 pub fn games<'py>(
     py: Python<'py>,
     paths: &Bound<'py, PyAny>,
     tags: Option<&Bound<'py, PyAny>>,
+    duplicates: bool,
     threads: Option<i64>,
     batch_size: i64,
 ) -> PyResult<Bound<'py, PyAny>> {
     let inputs = inputs(paths)?;
-    let schema = schema_of(tags)?;
+    let schema = schema_of(tags, duplicates)?;
     let config = config(threads)?;
     let batch_size = batch_rows(batch_size)?;
     debug_assert_eq!(BATCH_ROWS, 65_536, "the signatures' default");
     let batches = py.detach(|| {
         let mut rows = ArrowRows::new(&schema, batch_size.min(BATCH_ROWS));
         let mut batches = Vec::new();
+        let mut copies = first_occurrences(duplicates);
         for input in inputs {
             let name = input.name();
             let opened = input.open()?;
+            if let Some(copies) = copies.as_mut() {
+                copies.start_input(&name);
+            }
             read_rows(
                 opened.reader,
                 config,
                 &schema,
                 |_, _| interrupted(),
-                |row| {
+                |mut row| {
+                    mark(&mut copies, &mut row)?;
                     rows.push(&name, &row);
                     if rows.len() == batch_size {
                         batches.push(rows.finish());
@@ -122,21 +155,22 @@ pub fn games<'py>(
 /// time, for archives larger than memory: the games are read as the
 /// batches are taken, on a thread of their own, one batch ahead, so that
 /// memory stays bounded as `pgn960 games`' does. Every batch has the
-/// schema `schema(tags=...)`.
+/// schema `schema(tags=..., duplicates=...)`.
 ///
 /// An input that cannot be read raises `OSError` when its batches are
 /// due; Ctrl-C while waiting for a batch raises `KeyboardInterrupt` and
 /// stops the reading. Dropping the iterator (or `close()`) stops it too.
 #[pyfunction]
-#[pyo3(signature = (paths, *, tags = None, threads = None, batch_size = 65536))]
+#[pyo3(signature = (paths, *, tags = None, duplicates = false, threads = None, batch_size = 65536))]
 pub fn iter_games(
     paths: &Bound<'_, PyAny>,
     tags: Option<&Bound<'_, PyAny>>,
+    duplicates: bool,
     threads: Option<i64>,
     batch_size: i64,
 ) -> PyResult<GameBatches> {
     let inputs = inputs(paths)?;
-    let schema = schema_of(tags)?;
+    let schema = schema_of(tags, duplicates)?;
     let config = config(threads)?;
     let batch_size = batch_rows(batch_size)?;
     let arrow = arrow_schema(&schema);
@@ -145,6 +179,7 @@ pub fn iter_games(
     let stop = Arc::new(AtomicBool::new(false));
     let reading = Reading {
         inputs,
+        copies: first_occurrences(duplicates),
         schema,
         config,
         batch_size,
@@ -181,6 +216,8 @@ enum Failure {
     Input(String, std::io::Error),
     /// A bug of the library.
     Panic(String),
+    /// The run cannot tell copies apart any longer: why.
+    Untold(String),
 }
 
 impl Failure {
@@ -188,6 +225,7 @@ impl Failure {
         match self {
             Failure::Input(name, err) => os_error(&name, &err),
             Failure::Panic(message) => internal_error(&message),
+            Failure::Untold(message) => PyRuntimeError::new_err(message),
         }
     }
 }
@@ -195,6 +233,8 @@ impl Failure {
 /// What the reading thread reads, and where its batches go.
 struct Reading {
     inputs: Vec<Input>,
+    /// The first occurrences of the games, with `duplicates`.
+    copies: Option<FirstOccurrences>,
     schema: Schema,
     config: PipelineConfig,
     batch_size: usize,
@@ -202,8 +242,13 @@ struct Reading {
     stop: Arc<AtomicBool>,
 }
 
-/// The iterator stopped taking batches.
-struct Stopped;
+/// Why the reading of an input stopped early, but for a read error.
+enum Stopped {
+    /// The iterator stopped taking batches.
+    Taken,
+    /// The run cannot tell copies apart any longer: why.
+    Untold(String),
+}
 
 impl Reading {
     fn run(mut self) {
@@ -229,29 +274,47 @@ impl Reading {
     }
 
     /// Reads one input; `Err(None)` when the iterator has stopped.
-    fn read(&self, input: Input, name: &str, rows: &mut ArrowRows) -> Result<(), Option<Failure>> {
+    fn read(
+        &mut self,
+        input: Input,
+        name: &str,
+        rows: &mut ArrowRows,
+    ) -> Result<(), Option<Failure>> {
         let opened = input
             .open_io()
             .map_err(|err| Some(Failure::Input(name.to_string(), err)))?;
+        if let Some(copies) = self.copies.as_mut() {
+            copies.start_input(name);
+        }
+        let copies = &mut self.copies;
+        let (stop, sender, batch_size) = (&self.stop, &self.sender, self.batch_size);
         let result = read_rows(
             opened.reader,
             self.config,
             &self.schema,
-            |_, _| match self.stop.load(Ordering::Relaxed) {
-                true => Err(Stopped),
+            |_, _| match stop.load(Ordering::Relaxed) {
+                true => Err(Stopped::Taken),
                 false => Ok(()),
             },
-            |row| {
+            |mut row| {
+                if let Some(copies) = copies.as_mut() {
+                    copies
+                        .mark(&mut row)
+                        .map_err(|err| Stopped::Untold(err.to_string()))?;
+                }
                 rows.push(name, &row);
-                if rows.len() == self.batch_size {
-                    self.sender.send(Ok(rows.finish())).map_err(|_| Stopped)?;
+                if rows.len() == batch_size {
+                    sender.send(Ok(rows.finish())).map_err(|_| Stopped::Taken)?;
                 }
                 Ok(())
             },
         );
         match result {
             Ok(()) => Ok(()),
-            Err(PipelineError::Consume(Stopped)) => Err(None),
+            Err(PipelineError::Consume(Stopped::Taken)) => Err(None),
+            Err(PipelineError::Consume(Stopped::Untold(message))) => {
+                Err(Some(Failure::Untold(message)))
+            }
             Err(PipelineError::Read(err)) => Err(Some(Failure::Input(name.to_string(), err))),
             Err(PipelineError::Panic(message)) => Err(Some(Failure::Panic(message))),
         }

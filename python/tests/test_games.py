@@ -71,6 +71,27 @@ def test_several_inputs_and_tags_as_the_cli(run_cli, tmp_path):
     assert pgn960.schema(tags=tags) == theirs.schema
 
 
+def test_duplicates_name_the_first_occurrence_as_the_cli(run_cli, tmp_path):
+    # testdata/README.md: download.pgn's first game is club.pgn's second,
+    # as another site exports it; its second game is a game of its own.
+    inputs = ["testdata/duplicates/club.pgn", "testdata/duplicates/download.pgn"]
+    out = tmp_path / "games.parquet"
+    run_cli("games", "-q", "--duplicates", *inputs, "-o", out)
+    theirs = pq.read_table(out)
+    ours = pgn960.games(inputs, duplicates=True, threads=1)
+    assert_same_table(ours, theirs)
+    assert pgn960.schema(duplicates=True) == theirs.schema
+    assert ours.schema.names[-3:] == ["fingerprint", "duplicate_of_file", "duplicate_of_game"]
+    assert ours["duplicate_of_file"].to_pylist() == [None, None, inputs[0], None]
+    assert ours["duplicate_of_game"].to_pylist() == [None, None, 2, None]
+    fingerprints = ours["fingerprint"].to_pylist()
+    assert fingerprints[2] == fingerprints[1] and len(set(fingerprints)) == 3
+    batches = list(pgn960.iter_games(inputs, duplicates=True, batch_size=1))
+    assert pa.Table.from_batches(batches).equals(ours.combine_chunks())
+    # Without the option, the columns of `pgn960 games`.
+    assert "fingerprint" not in pgn960.games(inputs).schema.names
+
+
 def test_bytes_read_as_the_file_plain_or_compressed():
     path = TESTDATA / "games" / "generated-1.pgn.zst"
     from_path = pgn960.games(path)

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use pgn960::export::{Format, RowWriter, Schema, read_rows, writer};
+use pgn960::duplicates::GAMES_MEMORY;
+use pgn960::export::{FirstOccurrences, Format, GameRow, RowWriter, Schema, read_rows, writer};
 use pgn960::game::KindCounts;
 use pgn960::input::Opened;
 use pgn960::pipeline::{PipelineConfig, PipelineError};
@@ -25,7 +26,8 @@ use super::{EXIT_ERROR, EXIT_OK, summary};
 /// kind, the start position's numbers and back rank, both sides' numbers,
 /// Variant, Event, Site, Date, year, Round, White, Black, Result, both
 /// ratings, TimeControl, Termination, ECO, Opening, plies (mainline moves)
-/// and Chess960Id; nulls where a value is absent. The format comes from
+/// and Chess960Id; nulls where a value is absent; with --duplicates,
+/// fingerprint, duplicate_of_file and duplicate_of_game. The format comes from
 /// the extension of -o (.parquet, .csv, .jsonl) or --format; standard
 /// output gets CSV. The columns are described in the guide (docs/commands/games.md).
 #[derive(clap::Args, Debug)]
@@ -33,7 +35,8 @@ use super::{EXIT_ERROR, EXIT_OK, summary};
   pgn960 games archive.pgn.zst -o games.parquet
   pgn960 games --tags WhiteFideId,BlackFideId 2024/*.pgn -o 2024.parquet
   pgn960 games events.pgn | head
-  pgn960 games --format jsonl events.pgn -o games.jsonl")]
+  pgn960 games --format jsonl events.pgn -o games.jsonl
+  pgn960 games --duplicates site1.pgn site2.pgn -o merged.parquet")]
 pub struct Args {
     #[command(flatten)]
     archive: ArchiveArgs,
@@ -52,6 +55,15 @@ pub struct Args {
     /// that name, which is matched ignoring case), named as given.
     #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
     tags: Vec<String>,
+
+    /// Add the columns fingerprint (the game's, as `stats` and `filter
+    /// --unique` find copies by it), duplicate_of_file and
+    /// duplicate_of_game (the file and game of its first occurrence among
+    /// all inputs, when the game repeats one read before; null otherwise).
+    /// Holds up to 458,752 distinct games in 16 MiB; beyond, the run ends
+    /// with an error.
+    #[arg(long)]
+    duplicates: bool,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,7 +130,9 @@ impl Output {
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
     let to_stdout = args.output.as_deref().is_none_or(is_stdout);
-    let schema = Schema::new(args.tags.clone()).context("--tags")?;
+    let schema = Schema::new(args.tags.clone())
+        .context("--tags")?
+        .with_duplicates(args.duplicates);
     if to_stdout && args.format == Some(FormatArg::Parquet) && io::stdout().is_terminal() {
         bail!(
             "Parquet is binary: write it to a file with -o FILE.parquet (or redirect standard output)"
@@ -141,20 +155,45 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
 
     let mut progress = args.archive.progress(&sources);
     let mut counts = Counts::default();
-    let config = args.archive.pipeline();
+    let mut copies = args
+        .duplicates
+        .then(|| FirstOccurrences::new(super::stats::duplicates_memory(GAMES_MEMORY)));
+    let mut config = args.archive.pipeline();
+    if args.duplicates {
+        // Each row holds its fingerprint too (44 bytes more, the most of a
+        // tiny game's row) and the table of first occurrences takes its
+        // budget: batches a quarter as large keep the rows in flight
+        // within the memory of `games` without it.
+        config.batch_bytes /= 4;
+    }
     let writing = || format!("writing {output_name}");
     let inputs = for_each_input(&sources, &mut progress, |source, opened, progress| {
         let out = output
             .start()
             .map_err(|err| InputFailure::Run(anyhow::Error::new(err).context(writing())))?;
         let name = source.to_string();
+        if let Some(copies) = copies.as_mut() {
+            copies.start_input(&name);
+        }
         let input = Input {
             opened,
             config,
             schema: &schema,
         };
-        export_input(input, out, &name, progress, &mut counts)
-            .map_err(|err| InputFailure::of(err, writing))
+        let mut untold = None;
+        export_input(input, out, &name, progress, &mut counts, |row| {
+            let Some(copies) = copies.as_mut() else {
+                return Ok(());
+            };
+            copies.mark(row).map_err(|err| {
+                untold = Some(err);
+                io::Error::other(err)
+            })
+        })
+        .map_err(|err| match untold {
+            Some(untold) => InputFailure::Run(anyhow::Error::new(untold)),
+            None => InputFailure::of(err, writing),
+        })
     })?;
     output.finish().with_context(writing)?;
     progress.finish();
@@ -164,8 +203,14 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         } else {
             output_name.clone()
         };
+        let marked = copies.as_ref().map_or(String::new(), |copies| {
+            format!(
+                "\n  marked {} of games read before",
+                summary::count(copies.repeats(), "duplicate", "duplicates")
+            )
+        });
         eprintln!(
-            "pgn960 games: {}\n  wrote {} ({format}) to {to}",
+            "pgn960 games: {}{marked}\n  wrote {} ({format}) to {to}",
             summary::games_by_kind(&counts.kinds, "read"),
             summary::count(counts.rows, "row", "rows"),
         );
@@ -187,13 +232,15 @@ struct Input<'a> {
     schema: &'a Schema,
 }
 
-/// Writes the rows of one input, in order, as input `name`.
+/// Writes the rows of one input, in order, as input `name`, each once
+/// `mark` has seen it (the duplicate columns).
 fn export_input(
     input: Input<'_>,
     out: &mut dyn RowWriter<Destination>,
     name: &str,
     progress: &mut Progress,
     counts: &mut Counts,
+    mut mark: impl FnMut(&mut GameRow) -> io::Result<()>,
 ) -> Result<(), PipelineError<io::Error>> {
     let raw_read = Arc::clone(&input.opened.raw_read);
     let result = read_rows(
@@ -205,7 +252,8 @@ fn export_input(
             counts.kinds.merge(kinds);
             Ok(())
         },
-        |row| {
+        |mut row| {
+            mark(&mut row)?;
             counts.rows += 1;
             out.write_row(name, &row)
         },

@@ -61,6 +61,15 @@ pub enum Column {
     /// Why the game's result was not played
     /// ([`Unplayed`](crate::game::Unplayed), by name; null when played).
     Unplayed,
+    /// The game's [`Fingerprint`](crate::game::Fingerprint), as 32
+    /// hexadecimal digits (with `--duplicates`).
+    Fingerprint,
+    /// The input of the game's first occurrence in the run, when the game
+    /// repeats one read before (with `--duplicates`).
+    DuplicateOfFile,
+    /// The index in its input of the game's first occurrence in the run,
+    /// when the game repeats one read before (with `--duplicates`).
+    DuplicateOfGame,
 }
 
 /// The fixed columns, in order.
@@ -96,6 +105,13 @@ pub const COLUMNS: [Column; 29] = [
     Column::Unplayed,
 ];
 
+/// The columns that follow the fixed ones with `--duplicates`, in order.
+pub const DUPLICATE_COLUMNS: [Column; 3] = [
+    Column::Fingerprint,
+    Column::DuplicateOfFile,
+    Column::DuplicateOfGame,
+];
+
 impl Column {
     /// The column's name: lower case, words joined by `_`.
     pub fn name(self) -> &'static str {
@@ -118,13 +134,20 @@ impl Column {
             Column::Plies => "plies",
             Column::Chess960Id => "chess960_id",
             Column::Unplayed => "unplayed",
+            Column::Fingerprint => "fingerprint",
+            Column::DuplicateOfFile => "duplicate_of_file",
+            Column::DuplicateOfGame => "duplicate_of_game",
         }
     }
 
     /// The column's type.
     pub fn column_type(self) -> ColumnType {
         match self {
-            Column::Game | Column::Offset | Column::Length | Column::Line => ColumnType::Int64,
+            Column::Game
+            | Column::Offset
+            | Column::Length
+            | Column::Line
+            | Column::DuplicateOfGame => ColumnType::Int64,
             Column::Scharnagl
             | Column::Fritz9
             | Column::WhiteScharnagl
@@ -138,7 +161,9 @@ impl Column {
             | Column::Position
             | Column::Tag(_)
             | Column::Chess960Id
-            | Column::Unplayed => ColumnType::Text,
+            | Column::Unplayed
+            | Column::Fingerprint
+            | Column::DuplicateOfFile => ColumnType::Text,
         }
     }
 
@@ -188,11 +213,13 @@ pub enum Value<'a> {
     Text(Cow<'a, str>),
 }
 
-/// All the columns of a run: the fixed ones, then one per tag named with
+/// All the columns of a run: the fixed ones, the duplicate columns when
+/// asked for ([`Schema::with_duplicates`]), then one per tag named with
 /// `--tags`, named as given.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Schema {
     extra: Vec<String>,
+    duplicates: bool,
 }
 
 /// A `--tags` name that cannot be a column.
@@ -245,7 +272,7 @@ impl Schema {
             if !tag_name {
                 return Err(SchemaError::NotATagName(name.clone()));
             }
-            if let Some(column) = COLUMNS.iter().find(|column| {
+            if let Some(column) = COLUMNS.iter().chain(&DUPLICATE_COLUMNS).find(|column| {
                 column.name().eq_ignore_ascii_case(name)
                     || column
                         .tag_name()
@@ -263,7 +290,21 @@ impl Schema {
                 return Err(SchemaError::Repeated(name.clone()));
             }
         }
-        Ok(Schema { extra })
+        Ok(Schema {
+            extra,
+            duplicates: false,
+        })
+    }
+
+    /// The same columns, with the duplicate columns ([`DUPLICATE_COLUMNS`])
+    /// after the fixed ones when `duplicates` is true.
+    pub fn with_duplicates(self, duplicates: bool) -> Schema {
+        Schema { duplicates, ..self }
+    }
+
+    /// Whether the rows have the duplicate columns.
+    pub fn duplicates(&self) -> bool {
+        self.duplicates
     }
 
     /// The tags named with `--tags`, in order.
@@ -273,8 +314,14 @@ impl Schema {
 
     /// Every column's name and type, in order.
     pub fn columns(&self) -> impl Iterator<Item = (&str, ColumnType)> {
+        let duplicates = if self.duplicates {
+            &DUPLICATE_COLUMNS[..]
+        } else {
+            &[]
+        };
         COLUMNS
             .iter()
+            .chain(duplicates)
             .map(|column| (column.name(), column.column_type()))
             .chain(
                 self.extra
@@ -285,7 +332,12 @@ impl Schema {
 
     /// How many columns there are.
     pub fn len(&self) -> usize {
-        COLUMNS.len() + self.extra.len()
+        let duplicates = if self.duplicates {
+            DUPLICATE_COLUMNS.len()
+        } else {
+            0
+        };
+        COLUMNS.len() + duplicates + self.extra.len()
     }
 
     /// Whether there are no columns: never.
@@ -306,6 +358,21 @@ mod tests {
             assert!(!names[..i].contains(name), "{name} twice");
         }
         assert_eq!(schema.len(), 29);
+        let schema = Schema::new(vec!["Annotator".into()])
+            .unwrap()
+            .with_duplicates(true);
+        let names: Vec<&str> = schema.columns().map(|(name, _)| name).collect();
+        assert_eq!(schema.len(), names.len());
+        assert_eq!(
+            names[28..],
+            [
+                "unplayed",
+                "fingerprint",
+                "duplicate_of_file",
+                "duplicate_of_game",
+                "Annotator"
+            ]
+        );
     }
 
     #[test]
@@ -331,6 +398,10 @@ mod tests {
         assert_eq!(
             new(&["A", "a"]).unwrap_err(),
             SchemaError::Repeated("a".into())
+        );
+        assert_eq!(
+            new(&["Duplicate_Of_Game"]).unwrap_err().to_string(),
+            "Duplicate_Of_Game is already the column `duplicate_of_game`"
         );
         assert!(matches!(new(&[""]), Err(SchemaError::NotATagName(_))));
         assert!(matches!(

@@ -14,6 +14,7 @@
 //!
 //! - `columns`: the columns, as data ([`COLUMNS`], [`Schema`]);
 //! - `row`: one game's values ([`GameRow`]);
+//! - `copies`: which rows repeat a game read before ([`FirstOccurrences`]);
 //! - `order`: where each game lies in its input;
 //! - `arrow`: rows as Arrow record batches ([`ArrowRows`]);
 //! - `write`: the formats and the CSV and JSON lines writers;
@@ -41,13 +42,15 @@
 
 mod arrow;
 mod columns;
+mod copies;
 mod order;
 mod parquet;
 mod row;
 mod write;
 
 pub use arrow::{ArrowRows, arrow_schema};
-pub use columns::{COLUMNS, Column, ColumnType, Schema, SchemaError, Value};
+pub use columns::{COLUMNS, Column, ColumnType, DUPLICATE_COLUMNS, Schema, SchemaError, Value};
+pub use copies::{FirstOccurrences, Untold};
 pub use order::RowOrder;
 pub use parquet::{ROW_GROUP_BYTES, ROW_GROUP_ROWS};
 pub use row::{GameRow, Position, RowWriter};
@@ -93,7 +96,7 @@ pub fn batch_rows(batch: &Batch, schema: &Schema) -> BatchRows {
             row
         })
         .collect();
-    shared.set(text).expect("a batch's text is set once");
+    text.share(&shared);
     // The rows counted the lines up to the last game's first line: the
     // rest makes the batch's count, which the pipeline needs.
     batch.counted_line_ends(lines.line_ends());

@@ -131,7 +131,13 @@ impl<W: Write + Send + 'static> ParquetRows<W> {
             .set_data_page_size_limit(PAGE_BYTES)
             .set_dictionary_page_size_limit(PAGE_BYTES);
         // A value per game: a dictionary would only be built to be dropped.
-        for unique in [Column::Game, Column::Offset, Column::Length, Column::Line] {
+        for unique in [
+            Column::Game,
+            Column::Offset,
+            Column::Length,
+            Column::Line,
+            Column::Fingerprint,
+        ] {
             properties =
                 properties.set_column_dictionary_enabled(ColumnPath::from(unique.name()), false);
         }

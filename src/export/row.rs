@@ -8,13 +8,13 @@ use std::fmt;
 use std::io;
 use std::sync::{Arc, OnceLock};
 
-use crate::game::{Kind, Known, Reading, Start, Unplayed, is_named, tag_value};
+use crate::game::{Fingerprint, Kind, Known, Reading, Start, Unplayed, is_named, tag_value};
 use crate::movetext::mainline_plies;
 use crate::position::{BackRank, StartArray};
 use crate::split::{Batch, Game, LineCounter};
 use crate::stats::{parse_elo, parse_year};
 
-use super::columns::{COLUMNS, Column, Schema, Value};
+use super::columns::{COLUMNS, Column, DUPLICATE_COLUMNS, Schema, Value};
 
 /// How many names [`Known`] has: the text of each is kept by its index.
 const KNOWN_TAGS: usize = 16;
@@ -22,9 +22,13 @@ const KNOWN_TAGS: usize = 16;
 /// The slot of the last `Chess960Id` value; the `--tags` values follow.
 const CHESS960_ID: u32 = KNOWN_TAGS as u32;
 
+/// The slot of the fingerprint, as 32 hexadecimal digits, with the
+/// duplicate columns (see [`RowText`]).
+const FINGERPRINT: u32 = u32::MAX;
+
 /// One text value of a row: which it is (a [`Known`] tag by its index,
-/// [`CHESS960_ID`], or the `--tags` value of index `slot - CHESS960_ID -
-/// 1`) and where it lies in [`RowText::text`]: `start..end`.
+/// [`CHESS960_ID`], the `--tags` value of index `slot - CHESS960_ID -
+/// 1`, or the [`FINGERPRINT`]) and where it lies in [`RowText::text`]: `start..end`.
 #[derive(Clone, Copy, Debug)]
 struct TextValue {
     slot: u32,
@@ -46,6 +50,17 @@ pub(super) struct RowText {
     text: String,
     /// Every row's values, row after row.
     values: Vec<TextValue>,
+    /// How many tags were named with `--tags`: the same for every row
+    /// of a batch (kept here, a row stays small).
+    extra: u32,
+    /// Whether the rows have the duplicate columns (the same for every
+    /// row of a batch). A row's fingerprint is then one of its text
+    /// values: a batch's rows share one allocation, which the pipeline
+    /// counts, where a value of its own for each row would not be.
+    duplicates: bool,
+    /// A buffer the fingerprints are hashed from, emptied before the
+    /// text is shared.
+    scratch: Vec<u8>,
 }
 
 impl RowText {
@@ -53,6 +68,12 @@ impl RowText {
     /// from the start, and every row of a batch holds the same one.
     pub(super) fn shared() -> Arc<OnceLock<RowText>> {
         Arc::new(OnceLock::new())
+    }
+
+    /// Becomes the text of `shared`, once every row of its batch is read.
+    pub(super) fn share(mut self, shared: &OnceLock<RowText>) {
+        self.scratch = Vec::new();
+        shared.set(self).expect("a batch's text is set once");
     }
 
     /// Appends the value of `slot`, bytes that are not UTF-8 as U+FFFD.
@@ -113,8 +134,10 @@ pub struct GameRow {
     pub plies: Option<u32>,
     /// Why the game's result was not played; `None` when it was.
     pub unplayed: Option<Unplayed>,
-    /// How many tags were named with `--tags`.
-    extra: u32,
+    /// The input and index of the game's first occurrence, when it
+    /// repeats a game read before and the row has the duplicate columns
+    /// (set as the row is written; boxed: a row stays as small as it was).
+    duplicate_of: Option<Box<(Arc<str>, u64)>>,
 }
 
 impl GameRow {
@@ -124,7 +147,7 @@ impl GameRow {
         let shared = RowText::shared();
         let mut text = RowText::default();
         let row = GameRow::read_into(batch, game, schema, lines, &shared, &mut text);
-        shared.set(text).expect("the row's text is set once");
+        text.share(&shared);
         row
     }
 
@@ -157,8 +180,14 @@ impl GameRow {
             text.push(CHESS960_ID, &tag_value(batch, &batch.tags[id.tag]));
         }
         extra_tags(batch, game, schema, text);
-        let extra = u32::try_from(schema.extra_tags().len()).expect("under 4 G tags named");
+        text.extra = u32::try_from(schema.extra_tags().len()).expect("under 4 G tags named");
         let position = reading.back_rank().map(Position::of);
+        text.duplicates = schema.duplicates();
+        if text.duplicates
+            && let Some(fingerprint) = Fingerprint::of(batch, game, &reading, &mut text.scratch)
+        {
+            text.push(FINGERPRINT, fingerprint.hex().as_bytes());
+        }
         GameRow {
             game: game.index,
             offset: game.range.start as u64,
@@ -173,8 +202,32 @@ impl GameRow {
             plies: plies(batch, game),
             unplayed: reading.unplayed(batch),
             values: (first, text.len()),
-            extra,
             batch_text: Arc::clone(shared),
+            duplicate_of: None,
+        }
+    }
+
+    /// The game's fingerprint, when the row has the duplicate columns
+    /// (`None` for a game read in pieces, never taken for a copy).
+    pub fn fingerprint(&self) -> Option<Fingerprint> {
+        let hex = self.text(FINGERPRINT)?;
+        let value = u128::from_str_radix(hex, 16).expect("a fingerprint is written in hexadecimal");
+        Some(Fingerprint(value))
+    }
+
+    /// The input and index of the game's first occurrence, when the game
+    /// repeats one read before: the columns `duplicate_of_file` and
+    /// `duplicate_of_game`.
+    pub fn duplicate_of(&self) -> Option<(&str, u64)> {
+        let (file, game) = self.duplicate_of.as_deref()?;
+        Some((file, *game))
+    }
+
+    /// Notes that the game repeats game `game` of input `file`, read
+    /// before (a row without the duplicate columns is left as it is).
+    pub fn set_duplicate_of(&mut self, file: Arc<str>, game: u64) {
+        if self.batch_text().duplicates {
+            self.duplicate_of = Some(Box::new((file, game)));
         }
     }
 
@@ -211,7 +264,7 @@ impl GameRow {
 
     /// The values of the tags named with `--tags`, in order.
     pub fn extra_tags(&self) -> impl Iterator<Item = Option<&str>> {
-        (0..self.extra).map(|i| self.text(CHESS960_ID + 1 + i))
+        (0..self.batch_text().extra).map(|i| self.text(CHESS960_ID + 1 + i))
     }
 
     /// The value of a fixed column, for a game of input `file`.
@@ -245,14 +298,29 @@ impl GameRow {
             Column::Unplayed => self.unplayed.map_or(Value::Null, |reason| {
                 Value::Text(Cow::Borrowed(reason.name()))
             }),
+            Column::Fingerprint => self
+                .text(FINGERPRINT)
+                .map_or(Value::Null, |hex| Value::Text(Cow::Borrowed(hex))),
+            Column::DuplicateOfFile => self
+                .duplicate_of()
+                .map_or(Value::Null, |(file, _)| Value::Text(Cow::Borrowed(file))),
+            Column::DuplicateOfGame => self
+                .duplicate_of()
+                .map_or(Value::Null, |(_, game)| Value::Int(game as i64)),
         }
     }
 
     /// Every value of the row, in the order of [`Schema::columns`].
     pub fn values<'a>(&'a self, file: &'a str) -> impl Iterator<Item = Value<'a>> {
+        let duplicates = if self.batch_text().duplicates {
+            &DUPLICATE_COLUMNS[..]
+        } else {
+            &[]
+        };
         COLUMNS
-            .into_iter()
-            .map(move |column| self.value(column, file))
+            .iter()
+            .chain(duplicates)
+            .map(move |&column| self.value(column, file))
             .chain(
                 self.extra_tags()
                     .map(|value| value.map_or(Value::Null, |text| Value::Text(text.into()))),
@@ -278,7 +346,9 @@ impl fmt::Debug for GameRow {
         for (column, value) in COLUMNS.iter().zip(self.values("")).skip(1) {
             row.field(column.name(), &value);
         }
-        row.field("extra_tags", &self.extra_tags().collect::<Vec<_>>())
+        row.field("fingerprint", &self.text(FINGERPRINT))
+            .field("duplicate_of", &self.duplicate_of())
+            .field("extra_tags", &self.extra_tags().collect::<Vec<_>>())
             .finish()
     }
 }
