@@ -30,7 +30,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::mpsc;
 
 use crate::input::Reader;
-use crate::split::{Batch, BatchData, GameReader, Window};
+use crate::split::{Batch, GameReader, Window};
 
 mod budget;
 mod footprint;
@@ -219,8 +219,8 @@ trait BatchSource: Send {
     /// The next batch in input order; jobs of its own go to `jobs`.
     fn next_batch(&mut self, jobs: &rayon::ScopeFifo<'_>) -> io::Result<Option<Batch>>;
 
-    /// Takes back the bytes of a consumed batch.
-    fn recycle(&mut self, data: BatchData);
+    /// Takes back a consumed batch: its bytes, and its records' vectors.
+    fn recycle(&mut self, batch: Batch);
 }
 
 impl<W: Window + Send> BatchSource for GameReader<W> {
@@ -228,8 +228,8 @@ impl<W: Window + Send> BatchSource for GameReader<W> {
         GameReader::next_batch(self)
     }
 
-    fn recycle(&mut self, data: BatchData) {
-        GameReader::recycle(self, data);
+    fn recycle(&mut self, batch: Batch) {
+        GameReader::recycle_batch(self, batch);
     }
 }
 
@@ -238,8 +238,8 @@ impl BatchSource for Chain {
         Chain::next_batch(self, jobs)
     }
 
-    fn recycle(&mut self, data: BatchData) {
-        Chain::recycle(self, data);
+    fn recycle(&mut self, batch: Batch) {
+        Chain::recycle(self, batch);
     }
 }
 
@@ -300,10 +300,11 @@ where
 
     std::thread::scope(|scope| {
         let (result_tx, result_rx) = mpsc::channel::<Done<T>>();
-        // Consumed batches' bytes go back to the splitter: reusing buffers
-        // spares the kernel zeroing fresh pages for every batch, and the
-        // pages of a mapped file go back to the kernel.
-        let (spare_tx, spare_rx) = mpsc::channel::<BatchData>();
+        // Consumed batches go back to the splitter: reusing their buffers
+        // and record vectors spares the kernel zeroing fresh pages for
+        // every batch, and the pages of a mapped file go back to the
+        // kernel.
+        let (spare_tx, spare_rx) = mpsc::channel::<Batch>();
         // This thread waits while a worker of the pool splits: that worker
         // then helps with the work whenever the budget holds it back. Jobs
         // run oldest first, the order the consumer needs them in.
@@ -313,8 +314,8 @@ where
                 pool.scope_fifo(move |jobs| {
                     let mut seq = 0u64;
                     loop {
-                        while let Ok(buffer) = spare_rx.try_recv() {
-                            games.recycle(buffer);
+                        while let Ok(consumed) = spare_rx.try_recv() {
+                            games.recycle(consumed);
                         }
                         let Some(batch) = games.next_batch(jobs)? else {
                             return Ok(());
@@ -398,7 +399,7 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 fn consume_in_order<T, E>(
     results: mpsc::Receiver<Done<T>>,
     budget: &Budget,
-    spare: &mpsc::Sender<BatchData>,
+    spare: &mpsc::Sender<Batch>,
     consume: &mut impl FnMut(&Batch, T) -> Result<(), E>,
 ) -> Result<(), PipelineError<E>> {
     let mut pending = BTreeMap::new();
@@ -420,7 +421,7 @@ fn consume_in_order<T, E>(
                 return Err(PipelineError::Read(crate::input::nul_byte_at(at)));
             }
             offset += batch.data.len() as u64;
-            let _ = spare.send(batch.data);
+            let _ = spare.send(batch);
             budget.give_back(cost);
             next += 1;
         }

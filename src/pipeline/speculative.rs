@@ -31,7 +31,7 @@ use memmap2::Mmap;
 
 use super::PipelineConfig;
 use super::budget::batch_cost;
-use crate::split::{Batch, BatchData, Candidates, GameReader, MappedWindow};
+use crate::split::{Batch, Candidates, Game, GameReader, MappedWindow, TagSpan};
 
 /// Bytes between candidates, at least: enough to make a speculation's
 /// start and end cheap next to its work, few enough to keep every thread
@@ -47,8 +47,45 @@ const SPECULATION_STRETCHES: usize = 3;
 /// hold, whatever the thread count.
 const MAX_SPECULATION_BYTES: usize = 16 << 20;
 
+/// The most memory that emptied record vectors of consumed batches may
+/// hold while they wait for a reader (see [`SpareRecords`]).
+const MAX_SPARE_BYTES: usize = 4 << 20;
+
 /// A reader over the mapped file.
 type MappedReader = GameReader<MappedWindow>;
+
+/// The emptied record vectors of consumed batches, for the readers the
+/// chain starts: a speculation reads a stretch or two with a reader of its
+/// own, and vectors grown afresh for its every batch cost a page fault
+/// every few games.
+#[derive(Default)]
+struct SpareRecords {
+    records: Vec<(Vec<Game>, Vec<TagSpan>)>,
+    bytes: usize,
+}
+
+impl SpareRecords {
+    fn bytes_of(games: &Vec<Game>, tags: &Vec<TagSpan>) -> usize {
+        games.capacity() * size_of::<Game>() + tags.capacity() * size_of::<TagSpan>()
+    }
+
+    /// Keeps the vectors while they fit within [`MAX_SPARE_BYTES`].
+    fn give_back(&mut self, mut games: Vec<Game>, mut tags: Vec<TagSpan>) {
+        let bytes = Self::bytes_of(&games, &tags);
+        if self.bytes + bytes <= MAX_SPARE_BYTES {
+            games.clear();
+            tags.clear();
+            self.bytes += bytes;
+            self.records.push((games, tags));
+        }
+    }
+
+    fn take(&mut self) -> Option<(Vec<Game>, Vec<TagSpan>)> {
+        let (games, tags) = self.records.pop()?;
+        self.bytes -= Self::bytes_of(&games, &tags);
+        Some((games, tags))
+    }
+}
 
 /// What a speculation read: its batches, then the reader to go on with
 /// (at an end when the speculation reached one).
@@ -85,6 +122,7 @@ struct Readers {
     map: Arc<Mmap>,
     candidates: Candidates,
     config: PipelineConfig,
+    spare: Arc<Mutex<SpareRecords>>,
 }
 
 impl Readers {
@@ -93,9 +131,19 @@ impl Readers {
         // may read the same bytes more than once.
         let uncounted = Arc::new(AtomicU64::new(0));
         let reader = GameReader::from_mapped(Arc::clone(&self.map), start, uncounted);
-        self.config
+        let mut reader = self
+            .config
             .set_up(reader)
-            .end_at_boundaries(self.candidates)
+            .end_at_boundaries(self.candidates);
+        let spare = self.spare().take();
+        if let Some((games, tags)) = spare {
+            reader.recycle_records(games, tags);
+        }
+        reader
+    }
+
+    fn spare(&self) -> std::sync::MutexGuard<'_, SpareRecords> {
+        self.spare.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// A speculation's work: reads from `start` until the reader ends or
@@ -177,6 +225,7 @@ impl Chain {
                 map,
                 candidates,
                 config,
+                spare: Arc::default(),
             },
             ahead_max: (2 * config.threads)
                 .min(MAX_SPECULATION_BYTES / speculation_bytes)
@@ -223,9 +272,11 @@ impl Chain {
         }
     }
 
-    /// Gives the pages of a consumed batch back to the kernel.
-    pub(super) fn recycle(&mut self, data: BatchData) {
-        data.release_pages(&mut self.released);
+    /// Gives the pages of a consumed batch back to the kernel, and its
+    /// records' vectors to the readers to come.
+    pub(super) fn recycle(&mut self, batch: Batch) {
+        batch.data.release_pages(&mut self.released);
+        self.readers.spare().give_back(batch.games, batch.tags);
     }
 
     /// Numbers a batch's games within the file.
@@ -352,7 +403,36 @@ mod tests {
                 batch_bytes: 1024,
                 line_numbers: false,
             },
+            spare: Arc::default(),
         }
+    }
+
+    #[test]
+    fn spare_records_hold_4_mib_at_most_and_come_back_empty() {
+        let mut spare = SpareRecords::default();
+        let tags = || {
+            let mut tags = Vec::with_capacity((1 << 20) / size_of::<TagSpan>());
+            tags.push(TagSpan {
+                name: 0..1,
+                value: 2..3,
+                well_formed: true,
+                end: 4,
+            });
+            tags
+        };
+        for _ in 0..10 {
+            spare.give_back(Vec::new(), tags());
+        }
+        let mut bytes = 0;
+        let mut taken = 0;
+        while let Some((games, tags)) = spare.take() {
+            assert!(games.is_empty() && tags.is_empty());
+            bytes += tags.capacity() * size_of::<TagSpan>();
+            taken += 1;
+        }
+        assert_eq!(taken, 4);
+        assert!(bytes <= MAX_SPARE_BYTES);
+        assert_eq!(spare.bytes, 0);
     }
 
     #[test]

@@ -218,6 +218,58 @@ mod tests {
         out
     }
 
+    /// Every batch's games, tags and continuation, in input order.
+    fn records(
+        input: &[u8],
+        batch_bytes: usize,
+        recycle: bool,
+    ) -> Vec<(usize, Vec<Game>, Vec<TagSpan>)> {
+        let mut reader = GameReader::new(input).batch_bytes(batch_bytes);
+        let mut out = Vec::new();
+        while let Some(batch) = reader.next_batch().unwrap() {
+            out.push((batch.continuation, batch.games.clone(), batch.tags.clone()));
+            if recycle {
+                reader.recycle_batch(batch);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn recycled_batches_hold_the_records_of_later_batches_exactly() {
+        // Games of varying tag counts and sizes, so that a later batch has
+        // fewer records than the vectors it reuses held; 4 MiB, for a
+        // stream is cut where a read of 1 MiB ends.
+        let input: Vec<u8> = (0..3000)
+            .flat_map(|i| {
+                let tags: String = (0..i % 13).map(|t| format!("[T{t} \"{i}\"]\n")).collect();
+                format!(
+                    "[Event \"{i}\"]\n{tags}\n1. e4 {{ {} }} *\n\n",
+                    "x".repeat(i * 7 % 2900)
+                )
+                .into_bytes()
+            })
+            .collect();
+        for batch_bytes in [1, 1 << 20] {
+            let fresh = records(&input, batch_bytes, false);
+            assert!(
+                fresh.len() >= 3,
+                "{} batches of {} bytes",
+                fresh.len(),
+                input.len()
+            );
+            assert_eq!(
+                fresh.iter().map(|(_, games, _)| games.len()).sum::<usize>(),
+                3000
+            );
+            assert_eq!(
+                records(&input, batch_bytes, true),
+                fresh,
+                "batches of {batch_bytes} bytes"
+            );
+        }
+    }
+
     #[test]
     fn splits_at_tag_sections() {
         let games = split(b"[Event \"a\"]\n\n1. e4 1-0\n\n[Event \"b\"]\n1. d4 *\n");

@@ -10,7 +10,7 @@ use memmap2::Mmap;
 
 use super::Candidates;
 use super::scanner::Scanner;
-use super::types::{Batch, BatchData};
+use super::types::{Batch, BatchData, Game, TagSpan};
 use super::window::{MappedWindow, READ_BYTES, StreamWindow, Window};
 
 /// The buffer size of a plain reader's [`BufReader`].
@@ -140,6 +140,29 @@ impl<W: Window> GameReader<W> {
     /// go back to the kernel.
     pub fn recycle(&mut self, data: BatchData) {
         self.window.recycle(data);
+    }
+
+    /// Hands back a whole batch that is done with: its bytes as
+    /// [`GameReader::recycle`] does, and its records' vectors, reused to
+    /// hold those of later batches.
+    pub fn recycle_batch(&mut self, batch: Batch) {
+        let Batch {
+            data, games, tags, ..
+        } = batch;
+        self.window.recycle(data);
+        self.recycle_records(games, tags);
+    }
+
+    /// Takes back the emptied vectors of a consumed batch's records, to
+    /// hold those of later batches.
+    pub(crate) fn recycle_records(&mut self, games: Vec<Game>, tags: Vec<TagSpan>) {
+        // Vectors of a batch as large as usual are kept; those of a batch of
+        // unusually many tiny games or tags are let go.
+        self.scanner.recycle(
+            games,
+            tags,
+            self.batch_bytes.min(MAX_RESERVED_BATCH) + READ_BYTES,
+        );
     }
 
     /// Reads the next batch, or `None` at the end of the input.

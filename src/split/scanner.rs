@@ -111,6 +111,9 @@ pub(super) struct Scanner {
     current: Current,
     games: Vec<Game>,
     tags: Vec<TagSpan>,
+    /// Vectors of consumed batches, emptied, to hold the records of later
+    /// ones (see [`Scanner::recycle`]).
+    spare: Spare,
     /// Set when a continuation ends inside the buffer: its end offset.
     continuation_end: Option<usize>,
     /// The first byte of the input has not been looked at (BOM check).
@@ -192,6 +195,13 @@ enum LineStartStep {
     Continue,
 }
 
+/// Emptied record vectors of consumed batches, for later batches.
+#[derive(Default)]
+struct Spare {
+    games: Vec<Vec<Game>>,
+    tags: Vec<Vec<TagSpan>>,
+}
+
 /// What a reader hands out of the scanner's records when it cuts a batch.
 pub(super) struct Cut {
     /// The games that ended before the cut, not yet numbered.
@@ -210,6 +220,7 @@ impl Scanner {
             current: Current::new(0, 0, Section::Preamble),
             games: Vec::new(),
             tags: Vec::new(),
+            spare: Spare::default(),
             continuation_end: None,
             at_input_start: true,
             line: LineCache {
@@ -955,9 +966,10 @@ impl Scanner {
         if split_current {
             self.split_current(buf, at);
         }
-        let games = std::mem::take(&mut self.games);
+        let games = std::mem::replace(&mut self.games, self.spare.games.pop().unwrap_or_default());
         let keep_tags = self.current.tags_from;
-        let current_tags = self.tags.split_off(keep_tags);
+        let mut current_tags = self.spare.tags.pop().unwrap_or_default();
+        current_tags.extend(self.tags.drain(keep_tags..));
         let tags = std::mem::replace(&mut self.tags, current_tags);
         let continuation = self.continuation_end.take().unwrap_or(0);
         self.rebase(at, keep_tags);
@@ -965,6 +977,28 @@ impl Scanner {
             games,
             tags,
             continuation,
+        }
+    }
+
+    /// Takes back the records of a consumed batch, to hold those of later
+    /// ones: growing fresh vectors for every batch costs a page fault every
+    /// few games. At most two of each are kept, and none larger than
+    /// `limit` bytes, so the memory kept is bounded.
+    pub(super) fn recycle(&mut self, mut games: Vec<Game>, mut tags: Vec<TagSpan>, limit: usize) {
+        games.clear();
+        tags.clear();
+        // A new scanner's own vectors are taken first.
+        if self.games.capacity() == 0 {
+            self.games = std::mem::take(&mut games);
+        }
+        if self.tags.capacity() == 0 {
+            self.tags = std::mem::take(&mut tags);
+        }
+        if self.spare.games.len() < 2 && games.capacity() * size_of::<Game>() <= limit {
+            self.spare.games.push(games);
+        }
+        if self.spare.tags.len() < 2 && tags.capacity() * size_of::<TagSpan>() <= limit {
+            self.spare.tags.push(tags);
         }
     }
 
