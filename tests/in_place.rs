@@ -745,3 +745,121 @@ fn the_summary_names_the_files_that_changed() {
         assert_eq!(fs::read(&changed).expect("readable"), done);
     }
 }
+
+/// `fix --in-place` on gzip, bzip2 and xz files: each comes back in its
+/// format, and decompressed by the format's own library it is what `fix`
+/// writes for the plain bytes.
+#[test]
+fn fix_in_place_rewrites_gzip_bzip2_and_xz() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let plain = with_a_game_to_tag(&read_pgn(&sample_file("freestyle-vegas-broadcast.pgn")));
+    let fixed = pgn960(&["fix", "-q"], Some(&plain)).ok("fix the plain bytes");
+    assert!(fixed != plain, "fix has something to repair");
+    for (format, magic) in [
+        ("gzip", &b"\x1f\x8b"[..]),
+        ("bzip2", b"BZh"),
+        ("xz", b"\xfd7zXZ\x00"),
+    ] {
+        let path = dir.path().join(format!("games-{format}.pgn"));
+        fs::write(&path, compress(format, 6, &plain)).expect("writable");
+        let run = pgn960(&["fix", "-q", "--in-place", utf8(&path)], None);
+        assert_eq!(run.code, 0, "{format}: {}", run.stderr);
+        let after = fs::read(&path).expect("readable");
+        assert!(
+            after.starts_with(magic),
+            "{format}: written back as {format}"
+        );
+        assert!(decompress(&after) == fixed, "{format}: the games, fixed");
+    }
+}
+
+/// The system calls of `pgn960 ARGS` that open, sync, rename and close
+/// files, as `strace -ff` writes them, thread by thread (so that no call
+/// is split by another thread's); `None` when strace cannot run here.
+fn traced(args: &[&str], dir: &Path) -> Option<Vec<String>> {
+    let traces = dir.join("trace");
+    fs::create_dir(&traces).ok()?;
+    let run = Command::new("strace")
+        .args(["-ff", "-o", utf8(&traces.join("t")), "-e"])
+        .arg("trace=open,openat,fsync,fdatasync,rename,renameat,renameat2,close")
+        .arg(BIN)
+        .args(args)
+        .output()
+        .ok()?;
+    if !run.status.success() {
+        return None;
+    }
+    let logs: Vec<String> = fs::read_dir(&traces)
+        .ok()?
+        .filter_map(|entry| fs::read_to_string(entry.ok()?.path()).ok())
+        .collect();
+    (!logs.is_empty()).then_some(logs)
+}
+
+/// The file descriptor a traced call returned (`... = 5`).
+fn returned_fd(line: &str) -> Option<&str> {
+    line.rsplit_once(" = ").map(|(_, fd)| fd.trim())
+}
+
+/// `--in-place` puts the new copy on disk before it takes the original's
+/// name, and the folder after: a crash of the machine then leaves the old
+/// file or the new one, never a name pointing at bytes not yet written.
+/// Read from the system calls (strace): an `fsync` of the temporary file
+/// between its creation and its rename, then, after the rename, an
+/// `fsync` of the folder opened. (A test without a tracer cannot tell a
+/// sync that was made from one that was not: both leave the same files.)
+#[test]
+fn in_place_syncs_the_new_copy_then_its_folder() {
+    let test = "in_place::in_place_syncs_the_new_copy_then_its_folder";
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let file = dir.path().join("games.pgn.gz");
+    fs::write(&file, compress("gzip", 6, &with_a_game_to_tag(b""))).expect("writable");
+    let Some(logs) = traced(&["tag", "-q", "--in-place", utf8(&file)], dir.path()) else {
+        say_skipped(test, "strace cannot run here");
+        return;
+    };
+    let rewritten = decompress(&fs::read(&file).expect("readable"));
+    assert!(
+        String::from_utf8_lossy(&rewritten).contains("[Chess960Id \"0\"]"),
+        "the file was rewritten"
+    );
+    // The thread that renamed the new copy over the file.
+    let renamed_over =
+        |line: &str| line.contains("rename") && line.contains(&format!("\"{}\"", utf8(&file)));
+    let log = logs
+        .iter()
+        .find(|log| log.lines().any(renamed_over))
+        .unwrap_or_else(|| panic!("no rename over {}:\n{}", file.display(), logs.join("\n")));
+    let lines: Vec<&str> = log.lines().collect();
+    let folder = utf8(dir.path());
+    let temp_open = lines
+        .iter()
+        .position(|line| {
+            line.contains("open") && line.contains(".games.pgn.gz.") && line.contains("O_CREAT")
+        })
+        .unwrap_or_else(|| panic!("no temporary file created:\n{log}"));
+    let temp_fd = returned_fd(lines[temp_open]).expect("a descriptor");
+    let rename = lines
+        .iter()
+        .position(|line| renamed_over(line))
+        .expect("the rename");
+    let synced = |fd: &str, within: &[&str]| {
+        within.iter().any(|line| {
+            line.contains(&format!("fsync({fd})")) || line.contains(&format!("fdatasync({fd})"))
+        })
+    };
+    assert!(
+        temp_open < rename && synced(temp_fd, &lines[temp_open..rename]),
+        "the new copy (fd {temp_fd}) is not synced before its rename:\n{log}"
+    );
+    let after = &lines[rename..];
+    let folder_open = after
+        .iter()
+        .position(|line| line.contains("open") && line.contains(&format!("\"{folder}\"")))
+        .unwrap_or_else(|| panic!("the folder {folder} is not opened after the rename:\n{log}"));
+    let folder_fd = returned_fd(after[folder_open]).expect("a descriptor");
+    assert!(
+        synced(folder_fd, &after[folder_open..]),
+        "the folder (fd {folder_fd}) is not synced after the rename:\n{log}"
+    );
+}

@@ -107,6 +107,8 @@ fn an_output_that_is_an_input_under_another_name_is_refused() {
             None,
         );
         assert_refused(d, &["stats", path(&pgn), "--plot", other], None);
+        assert_refused(d, &["stats", path(&pgn), "--summary", other], None);
+        assert_refused(d, &["stats", path(&pgn), "--funnel", other], None);
         assert_refused(d, &["filter", path(&pgn), "-o", other], None);
         assert_refused(d, &["fix", path(&pgn), "-o", other], None);
         assert_refused(d, &["fix", path(&pgn), "--report", other], None);
@@ -119,6 +121,8 @@ fn an_output_that_is_standard_input_is_refused() {
     for args in [
         vec!["stats", "-o", path(&pgn)],
         vec!["stats", "--plot", path(&pgn)],
+        vec!["stats", "--summary", path(&pgn)],
+        vec!["stats", "--funnel", path(&pgn)],
         vec!["validate", "--report", path(&pgn)],
         vec!["tag", "-o", path(&pgn)],
         vec!["games", "--format", "parquet", "-o", path(&pgn)],
@@ -140,6 +144,70 @@ fn an_output_that_is_standard_input_is_refused() {
             "{args:?} < FILE changed a file"
         );
     }
+}
+
+/// A file `filter --split-by` would write that is the input (under the
+/// name the split gives it, through a hard link, a symbolic link, or
+/// arriving on standard input): refused with one line and exit 2, before
+/// any file is written, the input and the folder as they were.
+#[test]
+fn a_split_by_file_that_is_an_input_is_refused() {
+    let (dir, pgn) = scratch();
+    let split = dir.path().join("split");
+    // The sample holds Chess960 games: `--split-by kind` writes chess960.pgn.
+    let named = split.join("chess960.pgn");
+    let refused = |args: &[&str], stdin: Option<fs::File>, what: &str| {
+        let before_input = fs::read(&pgn).expect("readable");
+        let before = contents(&split);
+        let mut command = Command::new(BIN);
+        command.args(args);
+        if let Some(file) = stdin {
+            command.stdin(file);
+        }
+        let output = command.output().expect("pgn960 runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{what}: {stderr}");
+        let lines: Vec<&str> = stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{what}: one line, got {lines:?}");
+        assert!(
+            lines[0].starts_with(&format!("pgn960: {}", path(&named)))
+                && lines[0].contains("also an input"),
+            "{what}: {}",
+            lines[0]
+        );
+        assert!(output.stdout.is_empty(), "{what} wrote to stdout");
+        assert!(
+            fs::read(&pgn).expect("readable") == before_input,
+            "{what}: the input changed"
+        );
+        assert!(contents(&split) == before, "{what}: the folder changed");
+    };
+    let split_args = ["filter", "--split-by", "kind", "--output-dir", path(&split)];
+
+    fs::create_dir(&split).expect("a folder");
+    fs::hard_link(&pgn, &named).expect("a hard link");
+    refused(
+        &[&split_args[..], &[path(&pgn)]].concat(),
+        None,
+        "a hard link",
+    );
+    refused(
+        &split_args,
+        Some(fs::File::open(&named).expect("readable")),
+        "standard input",
+    );
+    fs::remove_file(&named).expect("removable");
+    std::os::unix::fs::symlink(&pgn, &named).expect("a symbolic link");
+    refused(
+        &[&split_args[..], &[path(&pgn)]].concat(),
+        None,
+        "a symbolic link",
+    );
+    fs::remove_file(&named).expect("removable");
+    // With the name free, the same run writes the split.
+    let run = pgn960(&[&split_args[..], &["-q", path(&pgn)]].concat(), None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(named.is_file(), "the split writes chess960.pgn");
 }
 
 /// An output that cannot be created ends the run before the input is

@@ -126,7 +126,7 @@ impl From<io::Error> for InputFailure {
 impl From<NotRewritten> for InputFailure {
     fn from(failure: NotRewritten) -> Self {
         match failure {
-            NotRewritten::Left(why) => InputFailure::Input(why),
+            NotRewritten::Left(why) | NotRewritten::Unsynced(why) => InputFailure::Input(why),
             NotRewritten::Panic(message) => InputFailure::panicked(&message),
         }
     }

@@ -1,6 +1,7 @@
 //! `--in-place`: an input file rewritten through a temporary file in its
 //! own directory, renamed over the original only once complete and on
-//! disk, so that a kill at any moment leaves one whole file or the other.
+//! disk, so that a kill at any moment leaves one whole file or the other;
+//! the directory is synced after the rename.
 //!
 //! Before anything is read, a file is refused when it is not a regular
 //! file (a named pipe would be replaced by a file), and, unless `--force`,
@@ -24,7 +25,7 @@ use pgn960::input::{self, MmapChoice, Opened, Source};
 use pgn960::pipeline::PipelineError;
 
 use super::interrupt;
-use super::temporary::plain_os_error;
+use super::temporary::{plain_os_error, sync_folder};
 
 /// Temporary files end in this, after the original's name and a random
 /// part (`.games.pgn.Ab12Cd.pgn960-tmp`), so that one left behind by a
@@ -62,6 +63,9 @@ pub enum NotRewritten {
     Left(String),
     /// A bug ended the run: the panic's message.
     Panic(String),
+    /// It was rewritten, but the rename may not outlive a crash of the
+    /// machine: one line saying why.
+    Unsynced(String),
 }
 
 /// `not rewritten, left as it was: WHY`.
@@ -329,6 +333,15 @@ impl Original {
             file.persist(path)
                 .map(drop)
                 .map_err(|err| left(format!("cannot replace it: {}", plain_os_error(err.error))))
+        })?;
+        // The new name is an entry of the folder: on disk once the folder
+        // is synced.
+        sync_folder(dir).map_err(|err| {
+            NotRewritten::Unsynced(format!(
+                "rewritten, but its folder {} could not be synced to disk: {}",
+                dir.display(),
+                plain_os_error(err)
+            ))
         })?;
         Ok(true)
     }

@@ -129,6 +129,30 @@ fn backup(path: &Path) -> Option<TempPath> {
     Some(temp)
 }
 
+/// Syncs the folder `dir` to disk, so that a rename in it (a new file
+/// under an old name) outlives a crash of the machine, not only the
+/// file's bytes. Where the platform cannot (the folder cannot be opened
+/// for reading, or its file system refuses to sync a folder as invalid or
+/// unsupported), there is nothing to do.
+///
+/// # Errors
+///
+/// Any other error of the sync (an I/O error of the disk).
+pub fn sync_folder(dir: &Path) -> io::Result<()> {
+    let cannot = |err: &io::Error| {
+        matches!(
+            err.kind(),
+            io::ErrorKind::PermissionDenied
+                | io::ErrorKind::InvalidInput
+                | io::ErrorKind::Unsupported
+        )
+    };
+    match fs::File::open(dir).and_then(|folder| folder.sync_all()) {
+        Err(err) if cannot(&err) => Ok(()),
+        other => other,
+    }
+}
+
 /// The OS's own words for an error, without the path of the temporary
 /// file that `tempfile` adds to its errors (the file is gone when the
 /// message is read).
