@@ -26,7 +26,7 @@ use pgn960::split::GameReader;
 use pgn960::tag::apply;
 use pgn960::validate::{Code, ValidateOptions, validate_batch};
 use proptest::prelude::*;
-use proptest::test_runner::Config;
+use proptest::test_runner::{Config, FileFailurePersistence};
 use shakmaty::fen::Fen;
 use shakmaty::san::San;
 use shakmaty::{CastlingMode, Chess, FromSetup, Position};
@@ -855,7 +855,11 @@ const OPTIONS: [Options; 3] = [
 fn config(cases: u32) -> Config {
     Config {
         cases,
-        failure_persistence: None,
+        // A failure is kept, with its seed, beside this file (see
+        // `tag_properties::config`).
+        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource(
+            "proptest-regressions",
+        ))),
         max_shrink_time: 30_000,
         ..Config::default()
     }
