@@ -425,13 +425,13 @@ impl Archive {
         let mut places = Places::default();
         if let Some(first) = self.games.first().filter(|game| game.tagless) {
             // A tag section for games without one goes before them, its
-            // lines ending as their first line does.
+            // lines ending as their first line does (`\n` when none ends).
             let (bytes, _) = first.render_with_places(self.games.len() == 1);
             let ending = [&b"\r\n"[..], b"\n", b"\r"]
                 .into_iter()
                 .filter_map(|eol| memchr::memmem::find(&bytes, eol).map(|at| (at, eol)))
                 .min_by_key(|(at, eol)| (*at, std::cmp::Reverse(eol.len())))
-                .map_or(first.eol.as_bytes(), |(_, eol)| eol);
+                .map_or(&b"\n"[..], |(_, eol)| eol);
             places.inserts.push((0, ending));
         }
         for (i, game) in self.games.iter().enumerate() {
