@@ -118,112 +118,85 @@ fn masks<const WAY: MaskWay>(chunk: &[u8; BLOCK]) -> Masks {
     masks_scalar(chunk)
 }
 
+/// Defines `$name`, the masks of a block with vectors of `$width` bytes
+/// (SSE2's 16, AVX2's 32): the same compares whatever the width, lane
+/// after lane.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "sse2")]
-#[inline]
-fn masks_sse2(chunk: &[u8; BLOCK]) -> Masks {
-    use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8, _mm_sub_epi8,
+macro_rules! vector_masks {
+    (
+        $(#[$doc:meta])*
+        $name:ident, $feature:literal, $width:literal, $lane_bits:ty,
+        $vector:ident, $load:ident, $cmpeq:ident, $set1:ident, $or:ident, $sub:ident,
+        $min:ident, $movemask:ident
+    ) => {
+        $(#[$doc])*
+        #[target_feature(enable = $feature)]
+        #[inline]
+        fn $name(chunk: &[u8; BLOCK]) -> Masks {
+            use std::arch::x86_64::{$cmpeq, $load, $min, $movemask, $or, $set1, $sub, $vector};
+
+            #[target_feature(enable = $feature)]
+            fn eq(v: $vector, byte: u8) -> $vector {
+                $cmpeq(v, $set1(byte as i8))
+            }
+            #[target_feature(enable = $feature)]
+            fn or(a: $vector, b: $vector) -> $vector {
+                $or(a, b)
+            }
+            #[target_feature(enable = $feature)]
+            fn bits(v: $vector, lane: usize) -> u64 {
+                u64::from($movemask(v) as $lane_bits) << ($width * lane)
+            }
+
+            let mut masks = Masks::default();
+            for (lane, bytes) in chunk.chunks_exact($width).enumerate() {
+                // SAFETY: `bytes` holds a vector's bytes, and the load needs
+                // no alignment.
+                let v = unsafe { $load(bytes.as_ptr().cast::<$vector>()) };
+                let open = eq(v, b'{');
+                let close = eq(v, b'}');
+                let semicolon = eq(v, b';');
+                let parens = or(eq(v, b'('), eq(v, b')'));
+                let space = or(
+                    or(eq(v, b' '), eq(v, b'\t')),
+                    or(eq(v, b'\n'), eq(v, b'\r')),
+                );
+                let star = eq(v, b'*');
+                let term = or(or(space, or(open, close)), or(or(parens, semicolon), star));
+                // A digit is a byte whose distance above `0` is at most 9.
+                let above_zero = $sub(v, $set1(b'0' as i8));
+                let digit = $cmpeq($min(above_zero, $set1(9)), above_zero);
+                let read_alone = or(digit, or(eq(v, b'!'), eq(v, b'?')));
+                masks.term |= bits(term, lane);
+                masks.star |= bits(star, lane);
+                masks.dot |= bits(eq(v, b'.'), lane);
+                masks.open |= bits(open, lane);
+                masks.close |= bits(close, lane);
+                masks.lexer_only |= bits(or(or(semicolon, parens), eq(v, b'%')), lane);
+                masks.read_alone |= bits(read_alone, lane);
+                masks.nag |= bits(eq(v, b'$'), lane);
+                masks.digit |= bits(digit, lane);
+            }
+            masks
+        }
     };
-
-    #[target_feature(enable = "sse2")]
-    fn eq(v: __m128i, byte: u8) -> __m128i {
-        _mm_cmpeq_epi8(v, _mm_set1_epi8(byte as i8))
-    }
-    #[target_feature(enable = "sse2")]
-    fn or(a: __m128i, b: __m128i) -> __m128i {
-        _mm_or_si128(a, b)
-    }
-    #[target_feature(enable = "sse2")]
-    fn bits(v: __m128i, lane: usize) -> u64 {
-        u64::from(_mm_movemask_epi8(v) as u16) << (16 * lane)
-    }
-
-    let mut masks = Masks::default();
-    for (lane, bytes) in chunk.chunks_exact(16).enumerate() {
-        // SAFETY: `bytes` holds 16 bytes, and the load needs no alignment.
-        let v = unsafe { _mm_loadu_si128(bytes.as_ptr().cast::<__m128i>()) };
-        let open = eq(v, b'{');
-        let close = eq(v, b'}');
-        let semicolon = eq(v, b';');
-        let parens = or(eq(v, b'('), eq(v, b')'));
-        let space = or(
-            or(eq(v, b' '), eq(v, b'\t')),
-            or(eq(v, b'\n'), eq(v, b'\r')),
-        );
-        let star = eq(v, b'*');
-        let term = or(or(space, or(open, close)), or(or(parens, semicolon), star));
-        // A digit is a byte whose distance above `0` is at most 9.
-        let above_zero = _mm_sub_epi8(v, _mm_set1_epi8(b'0' as i8));
-        let digit = _mm_cmpeq_epi8(_mm_min_epu8(above_zero, _mm_set1_epi8(9)), above_zero);
-        let read_alone = or(digit, or(eq(v, b'!'), eq(v, b'?')));
-        masks.term |= bits(term, lane);
-        masks.star |= bits(star, lane);
-        masks.dot |= bits(eq(v, b'.'), lane);
-        masks.open |= bits(open, lane);
-        masks.close |= bits(close, lane);
-        masks.lexer_only |= bits(or(or(semicolon, parens), eq(v, b'%')), lane);
-        masks.read_alone |= bits(read_alone, lane);
-        masks.nag |= bits(eq(v, b'$'), lane);
-        masks.digit |= bits(digit, lane);
-    }
-    masks
 }
 
-/// The masks of a block, with AVX2, 32 bytes a compare.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-#[inline]
-fn masks_avx2(chunk: &[u8; BLOCK]) -> Masks {
-    use std::arch::x86_64::{
-        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8,
-        _mm256_or_si256, _mm256_set1_epi8, _mm256_sub_epi8,
-    };
+vector_masks!(
+    /// The masks of a block, with SSE2, 16 bytes a compare.
+    masks_sse2, "sse2", 16, u16,
+    __m128i, _mm_loadu_si128, _mm_cmpeq_epi8, _mm_set1_epi8, _mm_or_si128, _mm_sub_epi8,
+    _mm_min_epu8, _mm_movemask_epi8
+);
 
-    #[target_feature(enable = "avx2")]
-    fn eq(v: __m256i, byte: u8) -> __m256i {
-        _mm256_cmpeq_epi8(v, _mm256_set1_epi8(byte as i8))
-    }
-    #[target_feature(enable = "avx2")]
-    fn or(a: __m256i, b: __m256i) -> __m256i {
-        _mm256_or_si256(a, b)
-    }
-    #[target_feature(enable = "avx2")]
-    fn bits(v: __m256i, lane: usize) -> u64 {
-        u64::from(_mm256_movemask_epi8(v) as u32) << (32 * lane)
-    }
-
-    let mut masks = Masks::default();
-    for (lane, bytes) in chunk.chunks_exact(32).enumerate() {
-        // SAFETY: `bytes` holds 32 bytes, and the load needs no alignment.
-        let v = unsafe { _mm256_loadu_si256(bytes.as_ptr().cast::<__m256i>()) };
-        let open = eq(v, b'{');
-        let close = eq(v, b'}');
-        let semicolon = eq(v, b';');
-        let parens = or(eq(v, b'('), eq(v, b')'));
-        let space = or(
-            or(eq(v, b' '), eq(v, b'\t')),
-            or(eq(v, b'\n'), eq(v, b'\r')),
-        );
-        let star = eq(v, b'*');
-        let term = or(or(space, or(open, close)), or(or(parens, semicolon), star));
-        // A digit is a byte whose distance above `0` is at most 9.
-        let above_zero = _mm256_sub_epi8(v, _mm256_set1_epi8(b'0' as i8));
-        let digit = _mm256_cmpeq_epi8(_mm256_min_epu8(above_zero, _mm256_set1_epi8(9)), above_zero);
-        let read_alone = or(digit, or(eq(v, b'!'), eq(v, b'?')));
-        masks.term |= bits(term, lane);
-        masks.star |= bits(star, lane);
-        masks.dot |= bits(eq(v, b'.'), lane);
-        masks.open |= bits(open, lane);
-        masks.close |= bits(close, lane);
-        masks.lexer_only |= bits(or(or(semicolon, parens), eq(v, b'%')), lane);
-        masks.read_alone |= bits(read_alone, lane);
-        masks.nag |= bits(eq(v, b'$'), lane);
-        masks.digit |= bits(digit, lane);
-    }
-    masks
-}
+#[cfg(target_arch = "x86_64")]
+vector_masks!(
+    /// The masks of a block, with AVX2, 32 bytes a compare.
+    masks_avx2, "avx2", 32, u32,
+    __m256i, _mm256_loadu_si256, _mm256_cmpeq_epi8, _mm256_set1_epi8, _mm256_or_si256,
+    _mm256_sub_epi8, _mm256_min_epu8, _mm256_movemask_epi8
+);
 
 /// The masks of a block, with AVX-512BW: one compare per class of byte,
 /// each straight into a mask of 64 bits.
