@@ -662,18 +662,23 @@ fn games_duplicates_beyond_its_budget_is_refused() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let [a, b] = write_planted(dir.path(), &planted);
     for name in ["out.csv", "out.parquet"] {
-        let out = dir.path().join(name);
-        fs::write(&out, "before").expect("an old output");
-        let out = out.display().to_string();
-        let (code, _, stderr) = run_env(
-            &["games", "--duplicates", &a, &b, "-o", &out],
-            &[("PGN960_DUPLICATES_MEMORY", "4096")],
-        );
-        assert_eq!(code, 2, "{stderr}");
-        assert_eq!(stderr.lines().count(), 1, "{stderr}");
-        assert!(stderr.starts_with("pgn960: more than "), "{stderr}");
-        assert_eq!(fs::read_to_string(&out).unwrap(), "before");
+        refused_beyond_a_tiny_budget(&["games", "--duplicates", &a, &b], &dir.path().join(name));
     }
+}
+
+/// Runs `args` writing to `out`, which holds an old output, with a budget
+/// of 4 KiB for duplicates: the run ends with a one-line error and `out`
+/// is left as it was.
+fn refused_beyond_a_tiny_budget(args: &[&str], out: &Path) {
+    fs::write(out, "before").expect("an old output");
+    let out_arg = out.display().to_string();
+    let mut args = args.to_vec();
+    args.extend(["-o", &out_arg]);
+    let (code, _, stderr) = run_env(&args, &[("PGN960_DUPLICATES_MEMORY", "4096")]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("pgn960: more than "), "{stderr}");
+    assert_eq!(fs::read_to_string(out).unwrap(), "before");
 }
 
 /// Beyond its budget, `filter --unique` (which writes as it reads) ends
@@ -683,17 +688,7 @@ fn filter_unique_beyond_its_budget_is_refused() {
     let planted = plant(0x5eed_0003, 2000);
     let dir = tempfile::tempdir().expect("a temporary directory");
     let [a, b] = write_planted(dir.path(), &planted);
-    let out = dir.path().join("out.pgn");
-    fs::write(&out, "before").expect("an old output");
-    let out = out.display().to_string();
-    let (code, _, stderr) = run_env(
-        &["filter", "--unique", &a, &b, "-o", &out],
-        &[("PGN960_DUPLICATES_MEMORY", "4096")],
-    );
-    assert_eq!(code, 2, "{stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.starts_with("pgn960: more than "), "{stderr}");
-    assert_eq!(fs::read_to_string(&out).unwrap(), "before");
+    refused_beyond_a_tiny_budget(&["filter", "--unique", &a, &b], &dir.path().join("out.pgn"));
 }
 
 /// The corpus: every game of `freestyle-events-headers.pgn` is in
