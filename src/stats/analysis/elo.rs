@@ -37,8 +37,8 @@ use super::super::rating_bins::RatingBins;
 use super::super::table::{EXPECTATION_SCALE, Rows};
 use super::distributions::chi_square_upper_tail;
 use super::model::{
-    DecisiveFit, NullModel, Pooled, bin_logit, contaminated, firth_logistic, fit_given_epsilon,
-    unrated_counts,
+    DecisiveFit, NullModel, Pooled, bin_logit, contaminated, firth_logistic,
+    firth_logistic_from_zero, firth_logistic_maxima, fit_given_epsilon, unrated_counts,
 };
 use super::montecarlo::{self, PooledSum, REPLICATES};
 use super::poisson_binomial::{Cell, central_p};
@@ -225,14 +225,22 @@ fn position_test(chances: &[(Cell, u64)]) -> Option<PositionTest> {
     })
 }
 
-/// The parameters the model fitted to decisive games: α and β (or α
-/// alone) for rated games, α₀ for unrated ones.
+/// The parameters the model fitted to decisive games: α and β for rated
+/// games at two rating differences or more (as [`fit_decisive`] fits a
+/// slope, whatever value β takes: a fitted 0 is a parameter too), α alone
+/// at one, and α₀ for unrated ones.
+///
+/// [`fit_decisive`]: super::model::fit_decisive
 fn fitted_parameters(model: &NullModel, pooled: &Pooled) -> u64 {
-    let rated = model.rated.map_or(0, |m| if m.beta != 0.0 { 2 } else { 1 });
-    let rated = if pooled.rated.iter().all(|(_, [w, _, l])| w + l == 0) {
-        0
-    } else {
-        rated
+    let mut decisive_bins = pooled
+        .rated
+        .iter()
+        .filter(|(_, [w, _, l])| w + l > 0)
+        .map(|(bin, _)| *bin);
+    let rated = match (model.rated, decisive_bins.next()) {
+        (Some(_), Some(first)) if decisive_bins.any(|bin| bin != first) => 2,
+        (Some(_), Some(_)) => 1,
+        _ => 0,
     };
     let unrated = u64::from(pooled.unrated[0] + pooled.unrated[2] > 0);
     rated + unrated
@@ -277,6 +285,22 @@ fn bootstrap(
         beta: m.beta,
         epsilon: m.epsilon,
     });
+    // A replicate is refitted as the archive was, from every start, where
+    // the archive's penalised likelihood had several maxima (few games,
+    // nearly separated); elsewhere from the flat curve alone, which then
+    // reaches the one maximum at a seventh of the cost.
+    let observed: Vec<(f64, f64, f64)> = pooled
+        .rated
+        .iter()
+        .filter(|(_, [w, _, l])| w + l > 0)
+        .map(|&(bin, [w, _, l])| (bin_logit(bin), w as f64, l as f64))
+        .collect();
+    let several_maxima = firth_logistic_maxima(&observed).is_some_and(|(_, several)| several);
+    let refit = if several_maxima {
+        firth_logistic
+    } else {
+        firth_logistic_from_zero
+    };
     let mut replicates = Vec::with_capacity(REPLICATES);
     let mut simulated: Vec<Vec<u64>> = cells.iter().map(|c| vec![0; c.len()]).collect();
     for _ in 0..REPLICATES {
@@ -302,7 +326,7 @@ fn bootstrap(
             Some(start) if start.epsilon > 0.0 => {
                 fit_given_epsilon(&rated, start.epsilon, (start.alpha, start.beta))
             }
-            _ => firth_logistic(&rated).map(|(alpha, beta)| DecisiveFit {
+            _ => refit(&rated).map(|(alpha, beta)| DecisiveFit {
                 alpha,
                 beta,
                 epsilon: 0.0,
@@ -377,4 +401,36 @@ pub fn pooled(tests: &[&EloTest]) -> Option<(f64, u64, f64, Reference)> {
         }
     }
     sum.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parameters(rated: &[(i16, [u64; 3])], unrated: [u64; 3]) -> u64 {
+        let pooled = Pooled {
+            rated: rated.to_vec(),
+            unrated,
+        };
+        fitted_parameters(&NullModel::fit(&pooled), &pooled)
+    }
+
+    #[test]
+    fn a_slope_fitted_to_zero_is_a_parameter_too() {
+        // Two games lost by White at rating differences either side of 0
+        // (five groups of `stats --group-by White` on the benchmark
+        // archive): the fit's β is 0 or a rounding error from it,
+        // depending on where its steps start, and it is fitted all the
+        // same: α and β from two positions leave no degree of freedom.
+        assert_eq!(parameters(&[(-3, [0, 0, 1]), (3, [0, 0, 1])], [0; 3]), 2);
+        assert_eq!(parameters(&[(-3, [1, 0, 0]), (3, [0, 0, 1])], [0; 3]), 2);
+        // One rating difference: α alone; drawn games fit no α or β.
+        assert_eq!(parameters(&[(4, [2, 0, 1])], [0; 3]), 1);
+        assert_eq!(parameters(&[(4, [2, 0, 1]), (9, [0, 5, 0])], [0; 3]), 1);
+        assert_eq!(parameters(&[(4, [0, 3, 0]), (9, [0, 5, 0])], [0; 3]), 0);
+        // Unrated decisive games add their own α.
+        assert_eq!(parameters(&[(-3, [0, 0, 1]), (3, [1, 0, 0])], [1, 0, 0]), 3);
+        assert_eq!(parameters(&[], [1, 2, 0]), 1);
+        assert_eq!(parameters(&[], [0, 2, 0]), 0);
+    }
 }

@@ -342,7 +342,7 @@ fn group_tests(
         shrink_tau2: shrinkage.map(|s| s.tau2),
         heterogeneity_q: heterogeneity.map(|h| h.q),
         heterogeneity_df: heterogeneity.map(|h| h.df),
-        i2: heterogeneity.and_then(|h| h.i2),
+        i2: heterogeneity.map(|h| h.i2),
         tau2: heterogeneity.map(|h| h.tau2),
         tau2_low: heterogeneity.map(|h| h.tau2_low),
         tau2_high: heterogeneity.map(|h| h.tau2_high),

@@ -274,7 +274,7 @@ pub fn fit_decisive(points: &[(f64, f64, f64)], start: Option<DecisiveFit>) -> O
     let games: f64 = points.iter().map(|(_, w, l)| w + l).sum();
     // Without contamination: the plain Firth fit; the EM then starts from
     // it with some contamination, and the better of the two is kept.
-    let (alpha, beta) = firth_fit(&full, start.map(|s| (s.alpha, s.beta)))?;
+    let ((alpha, beta), _) = firth_best(&full, start.map(|s| (s.alpha, s.beta)))?;
     let plain = DecisiveFit {
         alpha,
         beta,
@@ -422,11 +422,77 @@ pub fn fit_given_epsilon(
 
 /// Firth's bias-reduced logistic regression of wins among `(x, wins,
 /// losses)`: with a slope when x takes two values or more, else an
-/// intercept only.
+/// intercept only. The highest maximum of the penalised likelihood
+/// ([`firth_logistic_maxima`]).
 pub fn firth_logistic(points: &[(f64, f64, f64)]) -> Option<(f64, f64)> {
+    firth_logistic_maxima(points).map(|(fit, _)| fit)
+}
+
+/// [`firth_logistic`], and whether the starts reached more than one
+/// maximum (or other stationary point) of the penalised likelihood: then
+/// a fit from a single start may stop at the lower one.
+pub fn firth_logistic_maxima(points: &[(f64, f64, f64)]) -> Option<((f64, f64), bool)> {
+    let full: Vec<(f64, f64, f64, f64)> =
+        points.iter().map(|&(x, w, l)| (x, w, l, w + l)).collect();
+    firth_best(&full, None)
+}
+
+/// Firth's logistic regression as [`firth_logistic`], but by steps from
+/// α = β = 0 alone: the maximum nearest the flat curve. Where the
+/// penalised likelihood has one maximum (what [`firth_logistic_maxima`]
+/// tells) the same fit at a seventh of the cost.
+pub fn firth_logistic_from_zero(points: &[(f64, f64, f64)]) -> Option<(f64, f64)> {
     let full: Vec<(f64, f64, f64, f64)> =
         points.iter().map(|&(x, w, l)| (x, w, l, w + l)).collect();
     firth_fit(&full, None)
+}
+
+/// Slopes a fit with a slope starts from, besides its own start: the flat
+/// curve, the Elo curve (β = 1 on the logistic scale of rating
+/// differences), steeper ones and falling ones.
+const FIRTH_START_SLOPES: [f64; 6] = [0.0, 1.0, 3.0, 8.0, -1.0, -3.0];
+
+/// The highest maximum [`firth_fit`] reaches from `start` and from
+/// [`FIRTH_START_SLOPES`], and whether two starts reached different
+/// points. With few games and (nearly) separated data, the penalised
+/// likelihood can have two maxima, one near the Elo curve and one at a
+/// steep slope, and the steps from a start find the nearer:
+/// testdata/stats/firth_maxima.py finds such archives, where the fit from
+/// zero alone stops at the lower maximum.
+fn firth_best(
+    points: &[(f64, f64, f64, f64)],
+    start: Option<(f64, f64)>,
+) -> Option<((f64, f64), bool)> {
+    let first = points.first()?.0;
+    let slope = points.iter().any(|(x, ..)| (x - first).abs() > 1e-12);
+    if !slope {
+        return firth_fit(points, start).map(|fit| (fit, false));
+    }
+    let starts = start
+        .into_iter()
+        .chain(FIRTH_START_SLOPES.iter().map(|&beta| (0.0, beta)));
+    let mut reached: Vec<((f64, f64), f64)> = Vec::new();
+    for from in starts {
+        let Some(fit) = firth_fit(points, Some(from)) else {
+            continue;
+        };
+        let Some(value) = penalised_log_likelihood(points, [fit.0, fit.1], true) else {
+            continue;
+        };
+        reached.push((fit, value));
+    }
+    // The first of the highest: the same fit whatever the order of ties.
+    let (mut best, mut highest) = *reached.first()?;
+    for &(fit, value) in &reached[1..] {
+        if value > highest {
+            (best, highest) = (fit, value);
+        }
+    }
+    let apart = |(a, b): (f64, f64)| {
+        (a - best.0).abs().max((b - best.1).abs()) > 1e-6 * (1.0 + best.0.abs() + best.1.abs())
+    };
+    let several = reached.iter().any(|(fit, _)| apart(*fit));
+    Some((best, several))
 }
 
 /// Maximises Σ (w ln p + l ln(1 − p)) + ½ ln det I over α (and β when x
@@ -688,6 +754,72 @@ mod tests {
         let fit = fit_decisive(&points(&[]), None).expect("a fit");
         close(fit.alpha, alpha, 1e-9);
         assert_eq!(fit.epsilon, 0.0);
+    }
+
+    /// Points `(x, wins, losses)`, then the highest maximum's value, α
+    /// and β.
+    type MaximaCase = (&'static [(f64, f64, f64)], f64, f64, f64);
+
+    #[test]
+    // One x of the cases, drawn at random by firth_maxima.py, is 3.14.
+    #[allow(clippy::approx_constant)]
+    fn firth_finds_the_highest_of_several_maxima_of_the_penalised_likelihood() {
+        // With few games and separated data, Firth's penalised likelihood
+        // can have two maxima: one near the Elo curve, another at a steep
+        // slope. Each case: the points, then the highest maximum's value,
+        // α and β, found by testdata/stats/firth_maxima.py (scipy
+        // Nelder-Mead from 35 starts, polished by BFGS), which also lists
+        // the lower maxima.
+        #[rustfmt::skip]
+        let cases: [MaximaCase; 12] = [
+            (&[(0.69, 0.0, 1.0), (1.18, 2.0, 0.0), (-1.76, 0.0, 2.0), (1.16, 3.0, 0.0), (-1.3, 0.0, 3.0)], -2.1627421740383603, -0.35830031349891567, 1.644696510985952), // other maxima: (-6.143, 7.312) -2.779935
+            (&[(-2.07, 0.0, 2.0), (0.96, 3.0, 0.0), (0.55, 0.0, 1.0), (-2.38, 0.0, 1.0)], -1.9270228096454938, 0.05298784715335493, 1.029475291451445), // other maxima: (-5.183, 7.426) -2.974042
+            (&[(-2.4, 0.0, 1.0), (-0.51, 0.0, 1.0), (-1.49, 0.0, 2.0), (-0.25, 2.0, 0.0)], -2.5071922398483135, 1.2322571466644399, 1.9858678211795957), // other maxima: (4.141, 10.215) -3.474542
+            (&[(1.86, 1.0, 0.0), (1.82, 2.0, 0.0), (-0.22, 0.0, 2.0), (-0.84, 0.0, 1.0), (-0.17, 1.0, 1.0)], -2.5980303559144895, -0.6728812785839958, 1.4776771166105889), // other maxima: (5.472, 32.189) -5.733710
+            (&[(3.14, 3.0, 0.0), (1.07, 3.0, 0.0), (-0.21, 1.0, 2.0), (-1.42, 0.0, 1.0), (-0.19, 2.0, 1.0), (2.99, 1.0, 0.0)], -4.4031727160795535, 0.30224902636655715, 1.3049444639815244), // other maxima: (10.217, 51.083) -8.105917
+            (&[(0.99, 1.0, 0.0), (0.62, 1.0, 2.0), (3.09, 1.0, 0.0), (0.27, 0.0, 1.0), (1.29, 2.0, 0.0), (-1.85, 0.0, 2.0)], -3.628571105191066, -0.660511236728978, 1.1999830230060748), // other maxima: (-3.015, 4.142) -3.633309
+            (&[(0.48, 2.0, 1.0), (2.65, 2.0, 0.0), (-1.71, 0.0, 3.0), (-2.49, 0.0, 1.0), (0.14, 0.0, 2.0)], -2.950911767478526, -0.7338415571493124, 1.1153473422163822), // other maxima: (-2.464, 6.187) -4.180097
+            (&[(-0.15, 1.0, 1.0), (1.46, 1.0, 0.0), (-1.86, 0.0, 3.0), (-0.26, 0.0, 2.0), (1.58, 1.0, 0.0)], -2.542927394749462, -0.46701819318335447, 1.3892001967146155), // other maxima: (2.195, 14.631) -4.945253
+            (&[(-0.55, 1.0, 0.0), (0.66, 3.0, 0.0), (1.39, 3.0, 0.0), (-0.63, 1.0, 2.0)], -3.2158950602625382, 0.9953155661857019, 1.5884880844683757), // other maxima: (12.163, 20.118) -5.747346
+            (&[(1.1, 3.0, 0.0), (-2.36, 0.0, 2.0), (-0.7, 0.0, 1.0), (0.61, 0.0, 1.0)], -2.1109906016617934, -0.22493287071185727, 1.106056692392635), // other maxima: (-4.740, 6.050) -2.790829
+            (&[(-2.75, 0.0, 2.0), (-1.39, 0.0, 2.0), (-1.38, 0.0, 3.0), (-0.57, 0.0, 3.0), (0.34, 1.0, 0.0), (3.6, 1.0, 0.0)], -1.8346648294168761, -1.1345424678177678, 0.9081239537569996), // other maxima: (-0.122, 2.498) -1.886219
+            (&[(0.09, 3.0, 0.0), (-3.13, 0.0, 2.0), (-0.86, 0.0, 2.0)], -2.011774885146875, 1.5996418112231767, 3.7113908147141634), // other maxima: (0.911, 1.336) -2.225757
+        ];
+        let mut lower_found = 0;
+        for (points, value, alpha, beta) in cases {
+            let (a, b) = firth_logistic(points).expect("a fit");
+            let full: Vec<_> = points.iter().map(|&(x, w, l)| (x, w, l, w + l)).collect();
+            let reached = penalised_log_likelihood(&full, [a, b], true).expect("finite");
+            close(reached, value, 1e-9);
+            close(a, alpha, 1e-5);
+            close(b, beta, 1e-5);
+            // Where the fit from the flat curve alone stops elsewhere,
+            // the starts say that they found several maxima (what makes
+            // the bootstrap refit its replicates from every start).
+            let (from_zero_alpha, _) = firth_logistic_from_zero(points).expect("a fit");
+            let (_, several) = firth_logistic_maxima(points).expect("a fit");
+            if (from_zero_alpha - alpha).abs() > 1e-4 {
+                assert!(several, "{points:?}");
+                lower_found += 1;
+            }
+        }
+        assert!(
+            lower_found > 0,
+            "the fit from zero reaches the highest maximum in every case"
+        );
+        // Many games, steady results: one maximum.
+        let plenty: Vec<(f64, f64, f64)> = (-5..=5)
+            .map(|k| {
+                let x = f64::from(k) / 2.0;
+                let p = logistic(0.1 + x);
+                (x, (40.0 * p).round(), (40.0 * (1.0 - p)).round())
+            })
+            .collect();
+        let (fit, several) = firth_logistic_maxima(&plenty).expect("a fit");
+        assert!(!several, "{fit:?}");
+        let (alpha, beta) = firth_logistic_from_zero(&plenty).expect("a fit");
+        close(fit.0, alpha, 1e-8);
+        close(fit.1, beta, 1e-8);
     }
 
     #[test]

@@ -77,8 +77,8 @@ pub struct Heterogeneity {
     pub q: f64,
     /// Positions − 1.
     pub df: u64,
-    /// max(0, (Q − df)/Q); none when Q = 0.
-    pub i2: Option<f64>,
+    /// (Q − df)/Q, and 0 where Q ≤ df (Q = 0 included).
+    pub i2: f64,
     /// DerSimonian and Laird's τ² = max(0, (Q − df)/(Σw − Σw²/Σw)).
     pub tau2: f64,
     /// The Q-profile 95% interval for τ²: where the generalised Q crosses
@@ -369,7 +369,13 @@ pub fn heterogeneity(units: &[Unit]) -> Option<Heterogeneity> {
     Some(Heterogeneity {
         q,
         df,
-        i2: (q > 0.0).then(|| ((q - df as f64) / q).max(0.0)),
+        // 0 where Q is at most its df (τ̂² = 0, as metafor's I² =
+        // τ̂²/(τ̂² + s²)), also where Q is 0 or rounds to a hair above it.
+        i2: if q > df as f64 {
+            (q - df as f64) / q
+        } else {
+            0.0
+        },
         tau2,
         tau2_low: profile(chi.inverse_cdf(0.975)),
         tau2_high: profile(chi.inverse_cdf(0.025)),
@@ -465,8 +471,31 @@ mod tests {
         let h = heterogeneity(&list).expect("five degrees of freedom");
         assert!((h.q - 2.436004728132388).abs() < 1e-12, "{h:?}");
         assert_eq!(h.df, 5);
-        assert_eq!((h.i2, h.tau2, h.tau2_low), (Some(0.0), 0.0, 0.0));
+        assert_eq!((h.i2, h.tau2, h.tau2_low), (0.0, 0.0, 0.0));
         assert!((h.tau2_high - 0.014731386710971094).abs() < 1e-12, "{h:?}");
+    }
+
+    #[test]
+    fn equal_residuals_spread_not_at_all() {
+        // Q = 0 (or a rounding error above it): I² = 0, not undefined,
+        // whichever way its last bit falls (two groups of `stats
+        // --group-by White` gave Q = 3e-32 and Q = 0 for the same data).
+        for residual in [0.0, 0.1, 1.0 / 3.0] {
+            let list = vec![
+                Unit {
+                    expected: 0.5,
+                    residual,
+                    variance: 0.125,
+                };
+                2
+            ];
+            let h = heterogeneity(&list).expect("one degree of freedom");
+            assert!(h.q < 1e-20, "{h:?}");
+            assert_eq!(
+                (h.i2, h.tau2, h.tau2_low, h.tau2_high),
+                (0.0, 0.0, 0.0, 0.0)
+            );
+        }
     }
 
     #[test]
