@@ -299,3 +299,52 @@ fn long_csvs_merge_row_by_row_and_keep_their_order() {
         "a short CSV in another order"
     );
 }
+
+/// A copy of the CSV at `path` with CRLF line ends, beside it.
+fn with_crlf(path: &str) -> String {
+    let text = fs::read_to_string(path).expect("readable");
+    let crlf = format!("{path}.crlf.csv");
+    fs::write(&crlf, text.replace('\n', "\r\n")).expect("writable");
+    crlf
+}
+
+/// A CSV saved with CRLF line ends (a spreadsheet on Windows) merges as
+/// its LF original does, and its errors name the same lines: the csv
+/// crate alone counts them one low from the second record on
+/// (BurntSushi/rust-csv#395). The lines are where the errors were
+/// planted.
+#[test]
+fn crlf_csvs_merge_as_their_lf_originals_and_name_the_same_lines() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (header, rows) = sample_csv(dir.path());
+    assert!(rows.len() >= 3, "the sample has games in three positions");
+    let games = column(&header, "games");
+    let good = write_csv(dir.path(), "good.csv", &header, &rows);
+    let good_crlf = with_crlf(&good);
+    assert_eq!(
+        merged(&[&good_crlf, &good], "1000000000000"),
+        merged(&[&good, &good], "1000000000000")
+    );
+
+    let mut unsummed = rows.clone();
+    unsummed[2][games] = (unsummed[2][games].parse::<u64>().expect("a number") + 1).to_string();
+    let mut short = rows.clone();
+    short[2].truncate(5);
+    let mut twice = rows.clone();
+    twice.insert(2, rows[0].clone());
+    for (name, planted, says) in [
+        ("unsummed", unsummed, "line 4: `games` is not"),
+        (
+            "short",
+            short,
+            &format!("line 4: 5 cells, where the header has {}", header.len()),
+        ),
+        ("twice", twice, "line 4: position"),
+    ] {
+        let lf = write_csv(dir.path(), &format!("{name}.csv"), &header, &planted);
+        for file in [lf.clone(), with_crlf(&lf)] {
+            let error = refused(&[&file]);
+            assert!(error.contains(&format!("{file}: {says}")), "{error}");
+        }
+    }
+}

@@ -8,7 +8,7 @@
 //! position's features.
 
 use std::fmt;
-use std::io::{self, Read, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 
 use crate::BackRank;
 use crate::position::{FeatureCell, file_letter};
@@ -434,7 +434,24 @@ pub enum ReadCsvError {
 impl fmt::Display for ReadCsvError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ReadCsvError::Csv(err) => write!(f, "{err}"),
+            ReadCsvError::Csv(err) => match err.kind() {
+                // The csv crate's own text gives a byte offset too, which
+                // counts a CRLF input's bytes without its `\r`s
+                // ([`CrlfAsLf`]): the line alone is what a reader needs.
+                csv::ErrorKind::UnequalLengths {
+                    pos: Some(pos),
+                    expected_len,
+                    len,
+                } => write!(
+                    f,
+                    "line {}: {len} cells, where the header has {expected_len}",
+                    pos.line()
+                ),
+                csv::ErrorKind::Utf8 { pos: Some(pos), .. } => {
+                    write!(f, "line {}: not UTF-8", pos.line())
+                }
+                _ => write!(f, "{err}"),
+            },
             ReadCsvError::BadCell {
                 line,
                 column,
@@ -573,10 +590,72 @@ struct SumsRow<'a> {
     rating_bins: &'a str,
 }
 
+/// A CSV reader over `input` whose records' lines are right also with
+/// CRLF line ends ([`CrlfAsLf`]).
+pub(crate) fn reader<R: Read>(input: R) -> csv::Reader<CrlfAsLf<R>> {
+    csv::Reader::from_reader(CrlfAsLf::new(input))
+}
+
+/// The bytes of `R` with every `\r\n` read as `\n`. The csv crate counts
+/// a CRLF record's line end only when it reads the record after it, so
+/// its line numbers run one low from the second record on
+/// (BurntSushi/rust-csv#395). A CSV `pgn960 stats` writes has no line end
+/// inside a cell (its groups are tag values, which end at the line's
+/// end), so nothing else changes.
+pub(crate) struct CrlfAsLf<R> {
+    inner: BufReader<R>,
+}
+
+impl<R: Read> CrlfAsLf<R> {
+    fn new(input: R) -> CrlfAsLf<R> {
+        CrlfAsLf {
+            inner: BufReader::new(input),
+        }
+    }
+}
+
+impl<R: Read> Read for CrlfAsLf<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let available = self.inner.fill_buf()?;
+        let (mut read, mut written) = (0, 0);
+        while read < available.len() && written < out.len() {
+            let byte = available[read];
+            if byte == b'\r' {
+                match available.get(read + 1) {
+                    Some(b'\n') => {
+                        read += 1;
+                        continue;
+                    }
+                    Some(_) => {}
+                    // A `\r` at the end of what is buffered: what follows
+                    // it decides.
+                    None if written > 0 => break,
+                    None => {
+                        self.inner.consume(read + 1);
+                        let next = self.inner.fill_buf()?;
+                        out[0] = if next.first() == Some(&b'\n') {
+                            self.inner.consume(1);
+                            b'\n'
+                        } else {
+                            b'\r'
+                        };
+                        return Ok(1);
+                    }
+                }
+            }
+            out[written] = byte;
+            written += 1;
+            read += 1;
+        }
+        self.inner.consume(read);
+        Ok(written)
+    }
+}
+
 /// The rows of a CSV written by [`write_csv`], read one at a time, so that
 /// a CSV of a million groups is merged without holding it.
 pub struct CsvRows<R: Read> {
-    csv: csv::Reader<R>,
+    csv: csv::Reader<CrlfAsLf<R>>,
     record: csv::StringRecord,
     /// Where each column of [`SUMS`] is in a record.
     sums: [usize; SUMS.len()],
@@ -592,7 +671,7 @@ impl<R: Read> CsvRows<R> {
     /// [`ReadCsvError`] when the CSV is unreadable or lacks a column that
     /// merging needs.
     pub fn new(input: R) -> Result<CsvRows<R>, ReadCsvError> {
-        let mut csv = csv::Reader::from_reader(input);
+        let mut csv = reader(input);
         let header = csv.headers()?.clone();
         let has = |name: &str| header.iter().any(|h| h == name);
         if let Some(missing) = SUMS.iter().find(|name| !has(name)) {
@@ -766,6 +845,50 @@ mod tests {
                 kept.join(",") + "\n"
             })
             .collect()
+    }
+
+    /// Reads `bytes` `step` bytes at a time at most, as a slow pipe gives
+    /// them.
+    struct Trickle<'a> {
+        bytes: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            let n = self.bytes.len().min(self.step).min(out.len());
+            out[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn crlf_reads_as_lf_and_nothing_else_changes_wherever_reads_end() {
+        let text = "a,b\r\n1,2\r\n\r\r\n\rx\r\r\n\n\r";
+        let want = text.replace("\r\n", "\n");
+        for step in 1..=text.len() {
+            for out_len in [1, 2, 3, 64] {
+                let mut adapter = CrlfAsLf::new(Trickle {
+                    bytes: text.as_bytes(),
+                    step,
+                });
+                let mut got = Vec::new();
+                let mut out = vec![0; out_len];
+                loop {
+                    let n = adapter.read(&mut out).expect("reads");
+                    if n == 0 {
+                        break;
+                    }
+                    got.extend_from_slice(&out[..n]);
+                }
+                assert_eq!(
+                    String::from_utf8(got).unwrap(),
+                    want,
+                    "step {step}, out {out_len}"
+                );
+            }
+        }
     }
 
     #[test]

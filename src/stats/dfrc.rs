@@ -389,7 +389,7 @@ pub fn read_pairs_csv(
     pairs: &mut BoundedTable,
     total: &mut PositionStats,
 ) -> Result<bool, ReadCsvError> {
-    let mut csv = csv::Reader::from_reader(input);
+    let mut csv = super::csv::reader(input);
     let header = csv.headers()?.clone();
     let has = |name: &str| header.iter().any(|h| h == name);
     if let Some(missing) = PAIR_SUMS.iter().find(|name| !has(name)) {
