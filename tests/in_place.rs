@@ -823,19 +823,31 @@ fn in_place_syncs_the_new_copy_then_its_folder() {
         String::from_utf8_lossy(&rewritten).contains("[Chess960Id \"0\"]"),
         "the file was rewritten"
     );
+    synced_then_renamed_then_folder_synced(&logs, &file);
+}
+
+/// In `logs` ([`traced`]), the thread that renamed a temporary file over
+/// `file`: it created the temporary file beside it (`.NAME.…`), synced it
+/// before the rename, and after the rename opened and synced `file`'s
+/// folder.
+fn synced_then_renamed_then_folder_synced(logs: &[String], file: &Path) {
+    let name = file.file_name().expect("a file name").to_string_lossy();
+    let dir = file.parent().expect("a folder");
     // The thread that renamed the new copy over the file.
     let renamed_over =
-        |line: &str| line.contains("rename") && line.contains(&format!("\"{}\"", utf8(&file)));
+        |line: &str| line.contains("rename") && line.contains(&format!("\"{}\"", utf8(file)));
     let log = logs
         .iter()
         .find(|log| log.lines().any(renamed_over))
         .unwrap_or_else(|| panic!("no rename over {}:\n{}", file.display(), logs.join("\n")));
     let lines: Vec<&str> = log.lines().collect();
-    let folder = utf8(dir.path());
+    let folder = utf8(dir);
     let temp_open = lines
         .iter()
         .position(|line| {
-            line.contains("open") && line.contains(".games.pgn.gz.") && line.contains("O_CREAT")
+            line.contains("open")
+                && line.contains(&format!("/.{name}."))
+                && line.contains("O_CREAT")
         })
         .unwrap_or_else(|| panic!("no temporary file created:\n{log}"));
     let temp_fd = returned_fd(lines[temp_open]).expect("a descriptor");
@@ -862,4 +874,38 @@ fn in_place_syncs_the_new_copy_then_its_folder() {
         synced(folder_fd, &after[folder_open..]),
         "the folder (fd {folder_fd}) is not synced after the rename:\n{log}"
     );
+}
+
+/// Outputs of `-o` (and beside it `--summary`) are written as
+/// `--in-place` writes: each new file on disk before it takes its name,
+/// and its folder synced after, so that a crash of the machine leaves the
+/// old output or the new one. Two outputs in two folders: each folder is
+/// synced.
+#[test]
+fn outputs_are_synced_then_renamed_then_their_folders_synced() {
+    let test = "in_place::outputs_are_synced_then_renamed_then_their_folders_synced";
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let summaries = dir.path().join("summaries");
+    fs::create_dir(&summaries).expect("a folder");
+    let input = dir.path().join("games.pgn");
+    fs::write(&input, with_a_game_to_tag(b"")).expect("writable");
+    let csv = dir.path().join("stats.csv");
+    let summary = summaries.join("stats.json");
+    let args = [
+        "stats",
+        "-q",
+        utf8(&input),
+        "-o",
+        utf8(&csv),
+        "--summary",
+        utf8(&summary),
+    ];
+    let Some(logs) = traced(&args, dir.path()) else {
+        say_skipped(test, "strace cannot run here");
+        return;
+    };
+    for file in [&csv, &summary] {
+        assert!(fs::metadata(file).expect("written").len() > 0, "{file:?}");
+        synced_then_renamed_then_folder_synced(&logs, file);
+    }
 }

@@ -30,7 +30,7 @@ use anyhow::{Context, bail};
 use pgn960::input::Source;
 
 use super::EXIT_ERROR;
-use super::temporary::{self, Temporary, plain_os_error};
+use super::temporary::{self, RenameError, Temporary, plain_os_error};
 
 /// Files written whole under temporary names, each with the name it is
 /// to have once the run has ended well, and that name as given, for
@@ -280,12 +280,19 @@ impl Outputs {
             .into_iter()
             .map(|(path, temporary, _)| (path, temporary))
             .collect();
-        temporary::rename_all(files).map_err(|(path, err)| {
-            let name = names
-                .iter()
-                .find(|(to, _)| *to == path)
-                .map_or_else(|| path.display().to_string(), |(_, name)| name.clone());
-            anyhow::anyhow!("{name}: cannot be written: {err}; every output is as it was")
+        temporary::rename_all(files).map_err(|err| match err {
+            RenameError::NotRenamed(path, err) => {
+                let name = names
+                    .iter()
+                    .find(|(to, _)| *to == path)
+                    .map_or_else(|| path.display().to_string(), |(_, name)| name.clone());
+                anyhow::anyhow!("{name}: cannot be written: {err}; every output is as it was")
+            }
+            RenameError::Unsynced(folder, err) => anyhow::anyhow!(
+                "written, but the folder {} could not be synced to disk: {}",
+                folder.display(),
+                plain_os_error(err)
+            ),
         })?;
         Ok(code)
     }

@@ -59,16 +59,28 @@ impl Temporary {
     }
 }
 
+/// Why [`rename_all`] failed.
+#[derive(Debug)]
+pub enum RenameError {
+    /// This name could not be given, and why; every file is as it was.
+    NotRenamed(PathBuf, io::Error),
+    /// Every file has its name, but this folder could not be synced to
+    /// disk: a crash of the machine may still undo its renames.
+    Unsynced(PathBuf, io::Error),
+}
+
 /// Renames each complete temporary file to its name, in order, all or
 /// none: no signal acts while they are renamed, and should a rename fail,
 /// the files renamed before are put back as they were (from a hard link
-/// to each old file, taken first) and the temporary files removed.
+/// to each old file, taken first) and the temporary files removed. Then
+/// each folder that got a file is synced, so that the new names outlive
+/// a crash of the machine as the files' bytes do.
 ///
 /// # Errors
 ///
-/// The name that could not be given, and why; every file is then as it
-/// was.
-pub fn rename_all(complete: Vec<(PathBuf, Temporary)>) -> Result<(), (PathBuf, io::Error)> {
+/// [`RenameError`]: the name that could not be given (every file is then
+/// as it was), or the folder that could not be synced.
+pub fn rename_all(complete: Vec<(PathBuf, Temporary)>) -> Result<(), RenameError> {
     let last = complete.len().saturating_sub(1);
     // Within: a registration dropped would wait for the signals' lock.
     let renamed = interrupt::without_signals(|| {
@@ -88,20 +100,32 @@ pub fn rename_all(complete: Vec<(PathBuf, Temporary)>) -> Result<(), (PathBuf, i
                         }
                     }
                 }
-                return Err((path.clone(), err));
+                return Err(RenameError::NotRenamed(path.clone(), err));
             }
             done.push((path, backup));
         }
         // The backups go here (hard links to the old files).
         Ok(())
     });
-    if renamed.is_ok() {
-        // The temporary files are renamed: only their registrations go.
-        for (_, made) in complete {
-            let _ = made.path.keep();
+    renamed?;
+    let mut folders: Vec<&Path> = Vec::new();
+    for (path, _) in &complete {
+        let folder = match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        };
+        if !folders.contains(&folder) {
+            folders.push(folder);
         }
     }
-    renamed
+    for folder in folders {
+        sync_folder(folder).map_err(|err| RenameError::Unsynced(folder.to_path_buf(), err))?;
+    }
+    // The temporary files are renamed: only their registrations go.
+    for (_, made) in complete {
+        let _ = made.path.keep();
+    }
+    Ok(())
 }
 
 /// A hard link to the file at `path`, under a temporary name beside it,
