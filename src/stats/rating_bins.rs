@@ -254,6 +254,46 @@ mod tests {
     }
 
     #[test]
+    fn merged_parts_hold_the_games_of_all_of_them_counted_by_hand() {
+        // 600 games from a fixed stream, in three parts that share most
+        // of their bins; the oracle counts each game into a map by hand.
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |modulo: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % modulo
+        };
+        let mut by_hand = std::collections::BTreeMap::<i16, [u64; 3]>::new();
+        let mut parts = [(); 3].map(|()| RatingBins::default());
+        for game in 0..600 {
+            let white = 2000 + next(400) as i32;
+            let black = 2000 + next(400) as i32;
+            let (result, column) = [(W, 0), (D, 1), (L, 2)][next(3) as usize];
+            parts[game % 3].add(white, black, result);
+            by_hand.entry(rating_bin(white, black)).or_default()[column] += 1;
+        }
+        let want: Vec<(i16, [u64; 3])> = by_hand.into_iter().collect();
+        for order in [[0, 1, 2], [2, 0, 1], [1, 2, 0]] {
+            let mut merged = RatingBins::default();
+            let mut checked = RatingBins::default();
+            for part in order {
+                merged.merge(&parts[part]);
+                checked = checked.checked_merge(&parts[part]).expect("no overflow");
+            }
+            assert_eq!(merged.iter().collect::<Vec<_>>(), want, "{order:?}");
+            assert_eq!(checked, merged, "{order:?}");
+        }
+        // A sum past u64::MAX is refused, not wrapped.
+        let mut full = RatingBins::default();
+        full.push_above(3, [u64::MAX, 0, 0]);
+        let mut one = RatingBins::default();
+        one.add(2030, 2000, W);
+        assert_eq!(full.checked_merge(&one), None);
+        assert!(full.checked_merge(&RatingBins::default()).is_some());
+    }
+
+    #[test]
     fn the_cell_reads_back_and_refuses_what_no_run_writes() {
         let mut bins = RatingBins::default();
         for (white, result) in [(1000, W), (2999, D), (3000, L), (2003, W)] {
