@@ -140,11 +140,6 @@ impl RatingBins {
         self.0.iter().copied()
     }
 
-    /// No game counted.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
     /// The games of all bins: [white wins, draws, black wins].
     pub fn totals(&self) -> [u64; 3] {
         self.0.iter().fold([0; 3], |sum, (_, c)| {
