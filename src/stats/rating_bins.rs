@@ -279,12 +279,24 @@ mod tests {
             assert_eq!(merged.iter().collect::<Vec<_>>(), want, "{order:?}");
             assert_eq!(checked, merged, "{order:?}");
         }
+        let by_result = want.iter().fold([0; 3], |sum, (_, c)| {
+            [sum[0] + c[0], sum[1] + c[1], sum[2] + c[2]]
+        });
+        assert_eq!(by_result.iter().sum::<u64>(), 600);
+        let mut all = RatingBins::default();
+        for part in &parts {
+            all.merge(part);
+        }
+        assert_eq!(all.totals(), by_result);
+        assert_eq!(all.checked_totals(), Some(by_result));
         // A sum past u64::MAX is refused, not wrapped.
         let mut full = RatingBins::default();
         full.push_above(3, [u64::MAX, 0, 0]);
         let mut one = RatingBins::default();
         one.add(2030, 2000, W);
         assert_eq!(full.checked_merge(&one), None);
+        full.push_above(5, [1, 0, 0]);
+        assert_eq!(full.checked_totals(), None);
         assert!(full.checked_merge(&RatingBins::default()).is_some());
     }
 
