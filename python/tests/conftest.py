@@ -8,6 +8,7 @@ being skipped, as the Rust tests do.
 """
 
 import os
+import signal
 import subprocess
 from pathlib import Path
 
@@ -77,3 +78,13 @@ def at_root(monkeypatch):
     """Tests name files relative to the repository's root, as the command
     line's own tests and the documentation do."""
     monkeypatch.chdir(ROOT)
+
+
+@pytest.fixture
+def ctrl_c():
+    """Ctrl-C raises ``KeyboardInterrupt`` during the test, as in a
+    terminal, also where the tests were started with SIGINT ignored (a job
+    run with ``&`` or ``nohup``), which Python then leaves ignored."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)

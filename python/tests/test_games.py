@@ -214,7 +214,7 @@ def test_iterating_holds_memory_bounded_whatever_the_rows():
     assert many_peak < few_peak + 16 * 1024, (few_peak, many_peak)
 
 
-def test_ctrl_c_stops_a_long_read():
+def test_ctrl_c_stops_a_long_read(ctrl_c):
     inputs = [TESTDATA / "games" / "generated-1.pgn.zst"] * 20_000
     timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
     started = time.monotonic()

@@ -73,7 +73,7 @@ def test_an_input_is_never_the_output(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["games.pgn"]
 
 
-def test_a_failed_run_leaves_the_output_as_it_was(tmp_path):
+def test_a_failed_run_leaves_the_output_as_it_was(tmp_path, ctrl_c):
     out = tmp_path / "out.pgn"
     out.write_bytes(b"old bytes\n")
     with pytest.raises(FileNotFoundError, match="missing.pgn"):
