@@ -25,7 +25,7 @@ use pgn960::input::{self, MmapChoice, Opened, Source};
 use pgn960::pipeline::PipelineError;
 
 use super::interrupt;
-use super::temporary::{plain_os_error, sync_folder};
+use super::temporary::{folder_of, plain_os_error, sync_folder};
 
 /// Temporary files end in this, after the original's name and a random
 /// part (`.games.pgn.Ab12Cd.pgn960-tmp`), so that one left behind by a
@@ -270,10 +270,7 @@ impl Original {
         write: impl FnOnce(&mut dyn Write) -> Result<bool, RewriteError>,
     ) -> Result<bool, NotRewritten> {
         let path = &self.path;
-        let dir = match path.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir,
-            _ => Path::new("."),
-        };
+        let dir = folder_of(path);
         let file_name = path.file_name().map_or_else(
             || "input".into(),
             |name| name.to_string_lossy().into_owned(),

@@ -30,7 +30,7 @@ use anyhow::{Context, bail};
 use pgn960::input::Source;
 
 use super::EXIT_ERROR;
-use super::temporary::{self, RenameError, Temporary, plain_os_error};
+use super::temporary::{self, RenameError, Temporary, folder_of, plain_os_error};
 
 /// Files written whole under temporary names, each with the name it is
 /// to have once the run has ended well, and that name as given, for
@@ -344,10 +344,7 @@ fn target_of(path: &Path) -> io::Result<Target> {
         .file_name()
         .ok_or_else(|| io::Error::from_raw_os_error(libc::EISDIR))?
         .to_owned();
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
+    let dir = folder_of(&path);
     Ok(Target::File(fs::canonicalize(dir)?.join(name)))
 }
 

@@ -59,6 +59,14 @@ impl Temporary {
     }
 }
 
+/// The folder `path` is in: its parent, or `.` for a bare name.
+pub fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    }
+}
+
 /// Why [`rename_all`] failed.
 #[derive(Debug)]
 pub enum RenameError {
@@ -110,10 +118,7 @@ pub fn rename_all(complete: Vec<(PathBuf, Temporary)>) -> Result<(), RenameError
     renamed?;
     let mut folders: Vec<&Path> = Vec::new();
     for (path, _) in &complete {
-        let folder = match path.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir,
-            _ => Path::new("."),
-        };
+        let folder = folder_of(path);
         if !folders.contains(&folder) {
             folders.push(folder);
         }
@@ -134,10 +139,7 @@ pub fn rename_all(complete: Vec<(PathBuf, Temporary)>) -> Result<(), RenameError
 /// registered.
 fn backup(path: &Path) -> Option<TempPath> {
     fs::symlink_metadata(path).ok()?;
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
+    let dir = folder_of(path);
     let name = path
         .file_name()
         .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
