@@ -26,6 +26,7 @@ use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::hash::BuildHasherDefault;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -180,8 +181,11 @@ impl Copies {
         if self.lazy.is_some() {
             let mapped = batch.data.map();
             let lazy = self.lazy.as_mut().expect("checked");
-            match (lazy.heads.get(&key).copied(), mapped) {
-                (None, Some((map, base))) if lazy.fits() => {
+            let fits = lazy.fits();
+            // One look-up a game: most heads are new, and inserted where
+            // the look-up found no match.
+            match (lazy.heads.entry(key), mapped) {
+                (Entry::Vacant(slot), Some((map, base))) if fits => {
                     let index = match lazy.maps.last() {
                         Some(last) if Arc::ptr_eq(last, map) => lazy.maps.len() - 1,
                         _ => {
@@ -191,20 +195,17 @@ impl Copies {
                     };
                     let value = pack(index, (base + start, base + game.range.end), starts_line);
                     if let Some(value) = value {
-                        lazy.heads.insert(key, value);
+                        slot.insert(value);
                         return Ok(Offered::Count);
                     }
                     self.go_eager()?;
                 }
-                (Some(value), Some(_)) => {
+                (Entry::Occupied(mut slot), Some(_)) => {
+                    let value = *slot.get();
                     if value != HASHED {
+                        slot.insert(HASHED);
                         let first = self.read_back(head, value);
                         self.note_counted(first)?;
-                        self.lazy
-                            .as_mut()
-                            .expect("checked")
-                            .heads
-                            .insert(key, HASHED);
                     }
                 }
                 _ => self.go_eager()?,

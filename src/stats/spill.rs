@@ -201,15 +201,24 @@ impl BoundedTable {
     /// An error writing the run.
     pub fn merge(&mut self, part: &StatsTable) -> io::Result<()> {
         for (group, rows) in part.groups() {
-            let before = self
-                .table
-                .rows_in(group)
-                .map_or(0, |mine| group_bytes(group, mine));
+            // What the group takes grows by its new rows and bins alone:
+            // counted as they come, not by going over the whole group.
+            let new_group = self.table.rows_in(group).is_none();
             let mine = self.table.rows_of(group);
+            let rows_before = mine.len();
+            let mut bins = 0;
             for (id, stats) in rows {
-                mine.entry(*id).or_default().merge(stats);
+                let row = mine.entry(*id).or_default();
+                let had = row.rating_bins.len();
+                row.merge(stats);
+                bins += row.rating_bins.len() - had;
             }
-            self.held = self.held - before + group_bytes(group, mine);
+            let grown = btree_bytes::<u16, PositionStats>(mine.len()) + bins * BIN_BYTES;
+            self.held += if new_group {
+                group_entry_bytes(group) + grown
+            } else {
+                grown - btree_bytes::<u16, PositionStats>(rows_before)
+            };
         }
         if self.held > self.budget {
             self.spill()?;
@@ -690,6 +699,40 @@ mod tests {
         }
         assert!(bounded.directory().is_none());
         assert!(!bounded.finish().expect("in memory").spilled());
+    }
+
+    /// The bytes a table counts as it merges parts (new groups, new rows,
+    /// new bins, and rows it has) are what its groups take, counted
+    /// whole.
+    #[test]
+    fn merged_parts_are_counted_as_the_whole_table() {
+        let mut bounded = BoundedTable::new(64 << 20);
+        for part in parts(300, 12) {
+            bounded.merge(&part).expect("in memory");
+            let whole: usize = bounded
+                .table
+                .groups()
+                .map(|(group, rows)| group_bytes(group, rows))
+                .sum();
+            assert_eq!(bounded.held, whole);
+        }
+        let mut games = BoundedTable::new(64 << 20);
+        for part in parts(300, 12) {
+            for (group, id, stats) in part.rows() {
+                let facts = GameFacts {
+                    result: Some(GameResult::Draw),
+                    white_elo: Some(2000 + i32::from(id)),
+                    black_elo: Some(2000 + stats.games as i32),
+                };
+                games.add_game(group, id, &facts).expect("in memory");
+            }
+        }
+        let whole: usize = games
+            .table
+            .groups()
+            .map(|(group, rows)| group_bytes(group, rows))
+            .sum();
+        assert_eq!(games.held, whole);
     }
 
     #[test]

@@ -54,6 +54,10 @@ pub fn score_interval(w: u64, d: u64, l: u64, group_draw_rate: f64) -> Option<(f
         }
         for _ in 0..100 {
             let middle = (outside + within) / 2.0;
+            // The two ends are neighbouring numbers: no step moves them.
+            if middle == outside || middle == within {
+                break;
+            }
             if inside(middle) {
                 within = middle;
             } else {

@@ -12,6 +12,7 @@
 
 use statrs::function::erf::erfc;
 use statrs::function::gamma::ln_gamma;
+use std::sync::OnceLock;
 
 /// Up to this many games, the distribution is computed exactly.
 pub const EXACT_MAX: u64 = 500;
@@ -48,13 +49,26 @@ fn binomial_pmf(games: u64, p: f64) -> Vec<f64> {
     }
     let n = games as f64;
     let (ln_p, ln_q) = (p.ln(), (-p).ln_1p());
-    let ln_n = ln_gamma(n + 1.0);
+    let ln_n = ln_factorial(games);
     (0..=games)
         .map(|k| {
+            let (ln_k, ln_rest) = (ln_factorial(k), ln_factorial(games - k));
             let k = k as f64;
-            (ln_n - ln_gamma(k + 1.0) - ln_gamma(n - k + 1.0) + k * ln_p + (n - k) * ln_q).exp()
+            (ln_n - ln_k - ln_rest + k * ln_p + (n - k) * ln_q).exp()
         })
         .collect()
+}
+
+/// ln(k!), as `ln_gamma(k + 1)` gives it: from a table made once by that
+/// function up to [`EXACT_MAX`], where the exact distribution needs it for
+/// every term.
+fn ln_factorial(k: u64) -> f64 {
+    static TABLE: OnceLock<Vec<f64>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| (0..=EXACT_MAX).map(|k| ln_gamma(k as f64 + 1.0)).collect());
+    match table.get(k as usize) {
+        Some(&value) => value,
+        None => ln_gamma(k as f64 + 1.0),
+    }
 }
 
 /// (P(W ≤ wins), P(W ≥ wins)), exactly up to [`EXACT_MAX`] games, else
