@@ -257,6 +257,21 @@ mod tests {
     }
 
     #[test]
+    fn a_binomial_beyond_the_table_of_ln_k_factorial_is_exact_too() {
+        // 600 games of chance 0.3, past EXACT_MAX: C(600, k) 0.3^k 0.7^(600 − k)
+        // in exact rational arithmetic (Python's math.comb and fractions).
+        let pmf = pmf(&[(600, 0.3)]);
+        assert_eq!(pmf.len(), 601);
+        for (k, want) in [
+            (150, 0.0009306980657277774),
+            (180, 0.035522038476919524),
+            (200, 0.007285361362333606),
+        ] {
+            close(pmf[k], want, 1e-10);
+        }
+    }
+
+    #[test]
     fn the_saddlepoint_is_within_a_percent_of_the_exact_tails() {
         // 700 games, beyond EXACT_MAX; reference.py units: "pb large".
         let cells = [(300, 0.97), (250, 0.6), (150, 0.05)];
