@@ -462,6 +462,47 @@ fn a_million_groups_in_bounded_memory() {
     assert_eq!(rows, GROUPS, "{what}: {rows} rows");
 }
 
+/// `stats` over a file of a million games, every tenth a copy of the one
+/// before: a mapped file, whose games are known by their heads until one
+/// repeats, so the table of heads fills its budget (229,376 games), then
+/// the fingerprints theirs, and the rest goes to disk. Each game is
+/// counted once: 900,000, as built here.
+#[test]
+fn a_million_games_of_a_file_counted_once_in_bounded_memory() {
+    let Some(enforcer) = enforcer("a_million_games_of_a_file_counted_once_in_bounded_memory")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let archive = dir.path().join("games.pgn");
+    let mut bytes = Vec::with_capacity(24 << 20);
+    for i in 0..1_000_000u32 {
+        let white = if i % 10 == 9 { i - 1 } else { i };
+        let _ = write!(bytes, "[White \"{white}\"]\n\n*\n\n");
+    }
+    fs::write(&archive, &bytes).expect("the archive is written");
+    let csv = dir.path().join("stats.csv");
+    for threads in THREADS {
+        let args = [
+            "stats",
+            "-q",
+            "--include-standard",
+            "--threads",
+            threads,
+            path(&archive),
+            "-o",
+            path(&csv),
+        ];
+        let run = Run::pgn960(&args).run(&enforcer);
+        let what = format!("stats over a file of a million games at {threads} threads");
+        eprintln!("{what}: {:.1?}", run.elapsed);
+        run.assert_within(&enforcer, &[0], &what);
+        let text = fs::read_to_string(&csv).expect("the CSV is written");
+        let row = text.lines().nth(1).expect("a row");
+        assert!(row.starts_with("518,359,RNBQKBNR,900000,"), "{what}: {row}");
+    }
+}
+
 /// The groups that went to disk give the outputs of the groups in memory,
 /// byte for byte: the same archive (rated games of every result in
 /// Chess960 positions, 1,500 events of one to a dozen positions) counted
