@@ -250,6 +250,73 @@ mod tests {
         assert_eq!(found[0], found[1]);
     }
 
+    /// Within a tag's value, a run of white space of any kind counts as one
+    /// space: the names below are one player's.
+    #[test]
+    fn white_space_within_a_value_is_one_space() {
+        let games: String = [
+            "Ann Lee",
+            "Ann  Lee",
+            "Ann\tLee",
+            "ann \t Lee",
+            " Ann Lee\t",
+        ]
+        .iter()
+        .map(|white| format!("[White \"{white}\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n\n"))
+        .collect();
+        let found = fingerprints(&games);
+        assert_eq!(found.len(), 5);
+        assert!(found[0].is_some());
+        assert!(found.iter().all(|f| *f == found[0]), "{found:?}");
+        let other = fingerprints("[White \"AnnLee\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n\n");
+        assert_ne!(other[0], found[0]);
+    }
+
+    /// A game that starts from no start array is known by its FEN's board
+    /// and side to move, however spaced and whatever its counters, kept
+    /// apart: `9/…/K6k bx` is not `9/…/K6kb x` (two unreadable FENs).
+    #[test]
+    fn another_start_is_its_board_and_side_to_move() {
+        let game = |fen: &str| format!("[FEN \"{fen}\"]\n[Result \"*\"]\n\n*\n\n");
+        let found = fingerprints(
+            &[
+                "8/8/8/8/8/8/8/K6k b - - 0 1",
+                "8/8/8/8/8/8/8/K6k   b - - 7 40",
+                "8/8/8/8/8/8/8/K6k w - - 0 1",
+                "9/8/8/8/8/8/8/K6k bx",
+                "9/8/8/8/8/8/8/K6kb x",
+            ]
+            .map(game)
+            .concat(),
+        );
+        assert!(found.iter().all(Option::is_some));
+        assert_eq!(found[0], found[1]);
+        assert_ne!(found[0], found[2]);
+        assert_ne!(found[3], found[4]);
+    }
+
+    /// A game read in pieces (longer than the reader's limit, and than a
+    /// read of 1 MiB) is never taken for a copy: it has no fingerprint,
+    /// and the game after it has one.
+    #[test]
+    fn a_game_read_in_pieces_has_none() {
+        let pgn = format!(
+            "[White \"A\"]\n[Result \"1-0\"]\n\n1. e4 {{{}}} e5 1-0\n\n[White \"B\"]\n\n1. d4 *\n",
+            "x".repeat(3 << 20)
+        );
+        let mut reader = GameReader::new(pgn.as_bytes()).max_game_bytes(64 << 10);
+        let mut scratch = Vec::new();
+        let mut found = Vec::new();
+        while let Some(batch) = reader.next_batch().expect("in memory") {
+            for game in &batch.games {
+                let reading = Reading::of(&batch, game);
+                let fingerprint = Fingerprint::of(&batch, game, &reading, &mut scratch);
+                found.push((game.continued, fingerprint.is_some()));
+            }
+        }
+        assert_eq!(found, [(true, false), (false, true)]);
+    }
+
     /// Each part that makes a game another game changes the fingerprint.
     #[test]
     fn another_game_is_another_fingerprint() {
