@@ -710,12 +710,7 @@ mod tests {
         // Twice over: the second time every row and most bins are there.
         for part in parts(300, 12).iter().chain(&parts(300, 12)) {
             bounded.merge(part).expect("in memory");
-            let whole: usize = bounded
-                .table
-                .groups()
-                .map(|(group, rows)| group_bytes(group, rows))
-                .sum();
-            assert_eq!(bounded.held, whole);
+            assert_eq!(bounded.held, bytes_of_every_group(&bounded));
         }
         let mut games = BoundedTable::new(64 << 20);
         for part in parts(300, 12) {
@@ -728,12 +723,16 @@ mod tests {
                 games.add_game(group, id, &facts).expect("in memory");
             }
         }
-        let whole: usize = games
+        assert_eq!(games.held, bytes_of_every_group(&games));
+    }
+
+    /// What the groups of `table` take, each counted whole.
+    fn bytes_of_every_group(table: &BoundedTable) -> usize {
+        table
             .table
             .groups()
             .map(|(group, rows)| group_bytes(group, rows))
-            .sum();
-        assert_eq!(games.held, whole);
+            .sum()
     }
 
     #[test]
