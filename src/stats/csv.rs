@@ -128,11 +128,9 @@ pub fn write_analysis_csv(
 ) -> io::Result<()> {
     let mut csv = csv::Writer::from_writer(out);
     csv.write_record(header(grouped)).map_err(into_io)?;
-    let mut record: Vec<String> = Vec::with_capacity(WIDTH + 1);
+    let mut text = String::new();
     for_each_row(analysis, grouped, all_positions, |cells| {
-        record.clear();
-        record.extend(cells.iter().map(Cell::to_text));
-        csv.write_record(&record)
+        write_cells(&mut csv, cells, &mut text)
     })
     .map_err(into_io)?;
     csv.flush()
@@ -199,18 +197,49 @@ pub enum Cell<'a> {
 impl Cell<'_> {
     /// The cell as the CSV writes it.
     pub fn to_text(&self) -> String {
-        match self {
-            Cell::Text(text) => (*text).to_string(),
-            Cell::Arrangement(rank) => rank.to_string(),
-            Cell::Number(n) => n.to_string(),
-            Cell::Count(n) => n.to_string(),
-            Cell::Sum(n) => n.to_string(),
-            Cell::Decimal(value) => value.map_or_else(String::new, |v| format!("{v:.6}")),
-            Cell::Probability(value) => value.map_or_else(String::new, |v| format!("{v:.5e}")),
-            Cell::MaybeCount(n) => n.map_or_else(String::new, |n| n.to_string()),
-            Cell::Bins(bins) => bins.to_string(),
-        }
+        let mut text = String::new();
+        self.write_text(&mut text);
+        text
     }
+
+    /// Appends the cell as the CSV writes it to `text`.
+    pub fn write_text(&self, text: &mut String) {
+        use std::fmt::Write as _;
+        // Writing to a `String` cannot fail.
+        let _ = match self {
+            Cell::Text(value) => {
+                text.push_str(value);
+                Ok(())
+            }
+            Cell::Arrangement(rank) => write!(text, "{rank}"),
+            Cell::Number(n) => write!(text, "{n}"),
+            Cell::Count(n) | Cell::MaybeCount(Some(n)) => write!(text, "{n}"),
+            Cell::Sum(n) => write!(text, "{n}"),
+            Cell::Decimal(Some(v)) => write!(text, "{v:.6}"),
+            Cell::Probability(Some(v)) => write!(text, "{v:.5e}"),
+            Cell::Decimal(None) | Cell::Probability(None) | Cell::MaybeCount(None) => Ok(()),
+            Cell::Bins(bins) => write!(text, "{bins}"),
+        };
+    }
+}
+
+/// Writes `cells` to `csv` as one record, each cell formatted in `text`
+/// (a buffer kept from record to record: no allocation per cell).
+///
+/// # Errors
+///
+/// Any error of `csv`.
+pub(crate) fn write_cells<W: Write>(
+    csv: &mut csv::Writer<W>,
+    cells: &[Cell<'_>],
+    text: &mut String,
+) -> csv::Result<()> {
+    for cell in cells {
+        text.clear();
+        cell.write_text(text);
+        csv.write_field(text.as_bytes())?;
+    }
+    csv.write_record(None::<&[u8]>)
 }
 
 /// Hands every row of the CSV, as its cells, to `each`: one per position

@@ -18,7 +18,9 @@ use serde::Deserialize;
 use crate::BackRank;
 use crate::pipeline;
 
-use super::csv::{COLUMNS, Cell, ELO_SUM_COLUMNS, EXACT_COLUMNS, ReadCsvError, into_io};
+use super::csv::{
+    COLUMNS, Cell, ELO_SUM_COLUMNS, EXACT_COLUMNS, ReadCsvError, into_io, write_cells,
+};
 use super::facts::GameFacts;
 use super::spill::{BoundedTable, Groups};
 use super::table::PositionStats;
@@ -301,11 +303,9 @@ pub fn write_pairs_csv(pairs: &Groups, grouped: bool, out: impl Write) -> io::Re
     let mut csv = csv::Writer::from_writer(out);
     csv.write_record(pairs_header(grouped)).map_err(into_io)?;
     let mut rows = 0;
-    let mut record: Vec<String> = Vec::new();
+    let mut text = String::new();
     for_each_pair_row(pairs, grouped, |cells| {
-        record.clear();
-        record.extend(cells.iter().map(Cell::to_text));
-        csv.write_record(&record).map_err(into_io)?;
+        write_cells(&mut csv, cells, &mut text).map_err(into_io)?;
         rows += 1;
         Ok::<_, io::Error>(())
     })?;

@@ -29,7 +29,7 @@ use super::analysis::{
     Analysis, FALSE_DISCOVERY_RATE, PositionFindings, TableAnalysis, WithinGroups,
     benjamini_hochberg_in_place,
 };
-use super::csv::{WIDTH, for_each_row_of_group, header, into_io};
+use super::csv::{for_each_row_of_group, header, into_io, write_cells};
 use super::findings::GroupFindings;
 use super::json::{GroupedJson, SummaryNotes, write_tests_json};
 use super::spill::{Groups, group_bytes};
@@ -277,13 +277,11 @@ impl GroupedAnalysis {
     ) -> io::Result<()> {
         let mut csv = csv::Writer::from_writer(csv);
         csv.write_record(header(grouped)).map_err(into_io)?;
-        let mut record: Vec<String> = Vec::with_capacity(WIDTH + 1);
+        let mut text = String::new();
         let mut write_rows =
             |group: &str, rows: Option<&Rows>, findings: Option<&[(u16, PositionFindings)]>| {
                 for_each_row_of_group(group, rows, findings, grouped, all_positions, |cells| {
-                    record.clear();
-                    record.extend(cells.iter().map(|cell| cell.to_text()));
-                    csv.write_record(&record)
+                    write_cells(&mut csv, cells, &mut text)
                 })
                 .map_err(into_io)
             };

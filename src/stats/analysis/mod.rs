@@ -41,6 +41,7 @@ mod shrinkage;
 
 use std::collections::BTreeMap;
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 pub use contingency::{ChiSquareTest, independence_test};
@@ -188,8 +189,10 @@ impl Analysis {
                 0.0
             }
         };
+        // Each position's interval on its own (in parallel: a bisection
+        // each).
         let positions = rows
-            .iter()
+            .par_iter()
             .map(|(id, stats)| {
                 let findings = PositionFindings {
                     white_score_vs_elo: stats.white_score_vs_elo(),
