@@ -334,7 +334,7 @@ where
                             let mut batch = batch;
                             let nul = match text {
                                 Text::Any => None,
-                                Text::Pgn => memchr::memchr(0, &batch.data),
+                                Text::Pgn => batch.first_nul(),
                             };
                             if let Some(at) = nul {
                                 batch.truncate_before(at);

@@ -160,6 +160,9 @@ impl Readers {
         while read < limit && !slot.cancelled.load(Ordering::Relaxed) {
             match reader.next_batch() {
                 Ok(Some(batch)) => {
+                    // Looked for now, while the bytes just split are in
+                    // this processor's cache: the work reads only some.
+                    batch.first_nul();
                     read += batch_cost(&batch);
                     batches.push(batch);
                 }

@@ -244,6 +244,7 @@ impl<W: Window> GameReader<W> {
             tags: cut.tags,
             first_line: None,
             line_ends: Default::default(),
+            first_nul: Default::default(),
         }
     }
 }

@@ -108,6 +108,9 @@ pub struct Batch {
     /// it by a work function that counted them anyway (see
     /// [`Batch::line_ends`]).
     pub(crate) line_ends: OnceLock<u64>,
+    /// Where the first NUL byte of `data` is, once looked for (see
+    /// [`Batch::first_nul`]).
+    pub(crate) first_nul: OnceLock<Option<usize>>,
 }
 
 impl Batch {
@@ -171,6 +174,14 @@ impl Batch {
             .get_or_init(|| count_line_ends(&self.data, 0, self.data.len(), false))
     }
 
+    /// Where the first NUL byte of the batch's bytes is, if any: looked
+    /// for once. A speculation ([`crate::pipeline`]) looks right after
+    /// splitting the batch, while its bytes are still in the cache of the
+    /// processor that read them; else the pipeline's worker does.
+    pub(crate) fn first_nul(&self) -> Option<usize> {
+        *self.first_nul.get_or_init(|| memchr::memchr(0, &self.data))
+    }
+
     /// Keeps only the games that end at or before byte `at` (and the
     /// continuation bytes before them, when `at` is past those): the
     /// batch as it would be had its bytes ended before the game that holds
@@ -194,6 +205,7 @@ impl Batch {
             .truncate(self.games.last().map_or(0, |game| game.tags.end));
         self.data.truncate(end);
         self.line_ends = OnceLock::new();
+        self.first_nul = OnceLock::new();
     }
 
     /// Notes the batch's line ends, counted by whoever reads all its lines
