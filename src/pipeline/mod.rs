@@ -339,15 +339,23 @@ where
                             if let Some(at) = nul {
                                 batch.truncate_before(at);
                             }
-                            // A bug in the work must end the run, not
-                            // leave the consumer waiting for this batch.
-                            let result = panic::catch_unwind(AssertUnwindSafe(|| work(&batch)))
-                                .map_err(|payload| panic_message(payload.as_ref()));
-                            // Counted until consumed, with the batch.
-                            let held = result.as_ref().map_or(0, Footprint::total_bytes);
+                            // A bug in the work (or in weighing its
+                            // result, or in counting lines) must end the
+                            // run, not leave the consumer waiting for this
+                            // batch.
+                            let done = panic::catch_unwind(AssertUnwindSafe(|| {
+                                let result = work(&batch);
+                                // Counted until consumed, with the batch.
+                                let held = result.total_bytes();
+                                let lines = config.line_numbers.then(|| BatchLines::count(&batch));
+                                (result, held, lines)
+                            }));
+                            let (result, held, lines) = match done {
+                                Ok((result, held, lines)) => (Ok(result), held, lines),
+                                Err(payload) => (Err(panic_message(payload.as_ref())), 0, None),
+                            };
                             budget.settle(cost, held);
                             let cost = cost + held;
-                            let lines = config.line_numbers.then(|| BatchLines::count(&batch));
                             let _ = tx.send(Done {
                                 seq,
                                 batch,
@@ -721,6 +729,38 @@ mod tests {
 
     #[test]
     fn a_panic_in_the_work_ends_the_run_with_its_message() {
+        panic_ends_the_run(
+            |batch| {
+                let bug = batch.games.iter().any(|g| g.index == 40_000);
+                assert!(!bug, "a bug in the batch of game 40000");
+            },
+            "a bug in the batch",
+        );
+    }
+
+    /// A result that panics when the pipeline weighs it, for the batch of
+    /// game 40,000.
+    struct Heavy(bool);
+
+    impl Footprint for Heavy {
+        fn heap_bytes(&self) -> usize {
+            assert!(!self.0, "a bug weighing the result of game 40000");
+            0
+        }
+    }
+
+    #[test]
+    fn a_panic_weighing_the_work_s_result_ends_the_run_with_its_message() {
+        panic_ends_the_run(
+            |batch| Heavy(batch.games.iter().any(|g| g.index == 40_000)),
+            "a bug weighing the result",
+        );
+    }
+
+    /// Runs `work`, which panics with `message` at the batch of game
+    /// 40,000, at several thread counts, streamed and mapped: the run ends
+    /// with the panic's message, after the batches before it.
+    fn panic_ends_the_run<T: Send + Footprint + 'static>(work: fn(&Batch) -> T, message: &str) {
         // Several MiB: the games before the panicking batch come in
         // batches of their own.
         let input = archive(60_000);
@@ -748,27 +788,18 @@ mod tests {
                     Reader::Stream(Box::new(std::io::Cursor::new(input)))
                 };
                 let mut consumed = 0;
-                let result = run_reader_split_every(
-                    reader,
-                    config,
-                    64 << 10,
-                    |batch| {
-                        let bug = batch.games.iter().any(|g| g.index == 40_000);
-                        assert!(!bug, "a bug in the batch of game 40000");
-                    },
-                    |_, ()| {
-                        consumed += 1;
-                        Ok::<_, ()>(())
-                    },
-                );
+                let result = run_reader_split_every(reader, config, 64 << 10, work, |_, _| {
+                    consumed += 1;
+                    Ok::<_, ()>(())
+                });
                 let _ = done_tx.send((result, consumed));
             });
             let (result, consumed) = done_rx
                 .recv_timeout(std::time::Duration::from_secs(60))
                 .expect("a panic in the work must end the run, not hang it");
             match result {
-                Err(PipelineError::Panic(message)) => {
-                    assert!(message.contains("a bug in the batch"), "{message}");
+                Err(PipelineError::Panic(got)) => {
+                    assert!(got.contains(message), "{got}");
                 }
                 other => panic!("{threads} threads, mapped {mapped}: {other:?}"),
             }
