@@ -511,6 +511,73 @@ mod tests {
         BackRank::from_scharnagl(id).expect("an id")
     }
 
+    /// The worker's list of a batch's Double FRC games, against the
+    /// batch as written: two games from different arrays (Scharnagl 0,
+    /// `BBQNNRKR`, and 518, `RNBQKBNR`, either way round) and a Chess960
+    /// game between them, which is no Double FRC game. What the list
+    /// holds counts in the memory the batch holds in flight.
+    #[test]
+    fn a_batch_s_double_frc_games_are_listed_and_weighed() {
+        use crate::pipeline::Footprint;
+        use crate::split::GameReader;
+
+        let game = |fen: &str, result: &str| {
+            format!("[FEN \"{fen}\"]\n[Result \"{result}\"]\n\n1. e4 {result}\n\n")
+        };
+        let pgn = [
+            game(
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1",
+                "1-0",
+            ),
+            game(
+                "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1",
+                "1-0",
+            ),
+            game(
+                "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                "0-1",
+            ),
+        ]
+        .concat();
+        let batch = GameReader::new(pgn.as_bytes())
+            .next_batch()
+            .unwrap()
+            .unwrap();
+        let options = super::super::StatsOptions {
+            dfrc: true,
+            ..Default::default()
+        };
+        let (_, summary, pairs) = super::super::stats_batch(&batch, &options);
+        assert_eq!(summary.kinds.get(crate::game::Kind::Dfrc), 2);
+        assert_eq!((pairs.len(), pairs.is_empty()), (2, false));
+        let listed: Vec<(u16, u16, Option<GameResult>)> = pairs
+            .iter()
+            .map(|(group, white, black, facts)| {
+                assert_eq!(group, "");
+                (white, black, facts.result)
+            })
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                (0, 518, Some(GameResult::WhiteWins)),
+                (518, 0, Some(GameResult::BlackWins))
+            ]
+        );
+        let record = std::mem::size_of::<(u32, u16, u16, GameFacts)>();
+        assert!(
+            pairs.heap_bytes() >= 2 * record,
+            "{} bytes for two records of {record}",
+            pairs.heap_bytes()
+        );
+
+        let none = DfrcGames::default();
+        assert_eq!(
+            (none.len(), none.is_empty(), none.heap_bytes()),
+            (0, true, 0)
+        );
+    }
+
     #[test]
     fn pair_keys_sort_by_group_then_white_and_read_back() {
         let keys = [pair_key("", 5), pair_key("", 40), pair_key("", 959)];
