@@ -449,4 +449,27 @@ fn pairs_merge_only_with_pairs_and_without_the_tests() {
     assert!(refused.contains("line 3: a pair again"), "{refused}");
     // The marginal tables merge as CSVs of positions (they are).
     stats_ok(&merge(&[&path(&outputs.dfrc[1]), &path(&outputs.dfrc[1])]));
+    // A cell that is not the number its column holds: refused with its
+    // line and column.
+    let with_cell = |name: &str, value: &str| {
+        let mut lines: Vec<String> = csv.lines().map(str::to_string).collect();
+        let column = lines[0]
+            .split(',')
+            .position(|header| header == name)
+            .expect("the column");
+        let mut cells: Vec<&str> = lines[1].split(',').collect();
+        cells[column] = value;
+        lines[1] = cells.join(",");
+        let bad = dir.path().join("bad.csv");
+        std::fs::write(&bad, lines.join("\n") + "\n").unwrap();
+        stats_refused(&merge(&[&path(&bad)]))
+    };
+    let refused = with_cell("white_wins", "x");
+    assert!(refused.contains("line 2: `white_wins`: "), "{refused}");
+    // An array's number past the last (959).
+    let refused = with_cell("white_scharnagl", "960");
+    assert!(
+        refused.contains("line 2: `white_scharnagl`: 960 is no array's number (0 to 959)"),
+        "{refused}"
+    );
 }

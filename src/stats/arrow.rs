@@ -161,7 +161,9 @@ mod tests {
 
     use super::*;
     use crate::split::GameReader;
-    use crate::stats::{GroupBy, StatsOptions, stats_batch, write_csv};
+    use crate::stats::{
+        DfrcTables, GroupBy, StatsOptions, stats_batch, write_csv, write_pairs_csv,
+    };
 
     /// A table of games at three positions in two groups, with ratings.
     fn table() -> StatsTable {
@@ -217,6 +219,77 @@ mod tests {
                 }
             }
             other => panic!("a column of type {other}"),
+        }
+    }
+
+    /// The pairs of arrays of six Double FRC games, with ratings, in two
+    /// groups with `grouped`.
+    fn pairs(grouped: bool) -> Groups {
+        let mut pgn = String::new();
+        for (i, (fen, result)) in [
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR", "1-0"),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR", "1/2-1/2"),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR", "0-1"),
+            ("bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/RKRNNQBB", "0-1"),
+            ("bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/RKRNNQBB", "*"),
+            ("rkrnnqbb/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR", "1-0"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            pgn.push_str(&format!(
+                "[Event \"{}\"]\n[FEN \"{fen} w KQkq - 0 1\"]\n[Result \"{result}\"]\n\
+                 [WhiteElo \"{}\"]\n[BlackElo \"2600\"]\n\n{result}\n\n",
+                ["a", "b"][i % 2],
+                2500 + 50 * i
+            ));
+        }
+        let batch = GameReader::new(pgn.as_bytes())
+            .next_batch()
+            .unwrap()
+            .unwrap();
+        let options = StatsOptions {
+            group_by: grouped.then(|| GroupBy::from_arg("Event")),
+            dfrc: true,
+            ..StatsOptions::default()
+        };
+        let (_, summary, games) = stats_batch(&batch, &options);
+        assert_eq!(summary.dfrc_counted, 6);
+        let mut tables = DfrcTables::new(1 << 20);
+        tables.add_games(&games).unwrap();
+        tables.finish().unwrap().pairs
+    }
+
+    #[test]
+    fn the_pairs_batch_holds_the_pairs_csvs_cells() {
+        for grouped in [true, false] {
+            let pairs = pairs(grouped);
+            let batch = pairs_record_batch(&pairs, grouped).unwrap();
+            let mut csv = Vec::new();
+            let rows = write_pairs_csv(&pairs, grouped, &mut csv).unwrap();
+            let csv = String::from_utf8(csv).unwrap();
+            let mut lines = csv.lines();
+            let names: Vec<&str> = lines.next().unwrap().split(',').collect();
+            let fields: Vec<&str> = batch
+                .schema_ref()
+                .fields()
+                .iter()
+                .map(|field| field.name().as_str())
+                .collect();
+            assert_eq!(fields, names);
+            let lines: Vec<&str> = lines.collect();
+            assert_eq!(lines.len(), if grouped { 5 } else { 3 }, "{csv}");
+            assert_eq!((batch.num_rows() as u64, lines.len() as u64), (rows, rows));
+            for (i, line) in lines.iter().enumerate() {
+                for (j, cell) in line.split(',').enumerate() {
+                    assert_eq!(
+                        as_csv(names[j], batch.column(j).as_ref(), i),
+                        cell,
+                        "{} row {i}",
+                        names[j]
+                    );
+                }
+            }
         }
     }
 
