@@ -98,8 +98,10 @@ const HASHED: [u64; 2] = [u64::MAX, u64::MAX];
 /// A slot of the heads' table: the key, the value and a control byte.
 const LAZY_SLOT_BYTES: usize = 33;
 
-/// The memory the heads' table may take: 8 MiB, 229,376 games of mapped
-/// files (beyond, every game's moves are read).
+/// The memory the heads' table may take: 8 MiB, 114,688 games of mapped
+/// files in 131,072 slots (beyond, every game's moves are read). Growing,
+/// the table holds its old slots and twice as many new ones at once:
+/// 262,144 slots would need 12 MiB.
 pub const LAZY_MEMORY: usize = 8 << 20;
 
 /// The games seen, across a run's inputs, to count each game once.
@@ -572,6 +574,23 @@ fn unpack(value: [u64; 2]) -> (usize, std::ops::Range<usize>, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What the docs say of the heads' table: 114,688 games in its 8 MiB
+    /// (131,072 slots; the next size would take 12 MiB while growing).
+    #[test]
+    fn the_heads_table_holds_114_688_games_within_its_budget() {
+        let mut lazy = Lazy {
+            heads: HashMap::default(),
+            maps: Vec::new(),
+            budget: LAZY_MEMORY,
+        };
+        let mut head = 0;
+        while lazy.fits() {
+            head += 1;
+            lazy.heads.insert([head, !head], [0, 0]);
+        }
+        assert_eq!(lazy.heads.len(), 114_688);
+    }
 
     #[test]
     fn records_read_back_as_written() {
