@@ -260,6 +260,35 @@ mod tests {
         tables.finish().unwrap().pairs
     }
 
+    /// Checks that `batch` has the columns of `csv`'s header and, row by
+    /// row, its cells; returns the rows and the empty cells (nulls).
+    fn assert_holds(batch: &RecordBatch, csv: &str) -> (usize, usize) {
+        let mut lines = csv.lines();
+        let names: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let fields: Vec<&str> = batch
+            .schema_ref()
+            .fields()
+            .iter()
+            .map(|field| field.name().as_str())
+            .collect();
+        assert_eq!(fields, names);
+        let rows: Vec<&str> = lines.collect();
+        assert_eq!(batch.num_rows(), rows.len());
+        let mut nulls = 0;
+        for (i, line) in rows.iter().enumerate() {
+            for (j, cell) in line.split(',').enumerate() {
+                assert_eq!(
+                    as_csv(names[j], batch.column(j).as_ref(), i),
+                    cell,
+                    "{} row {i}",
+                    names[j]
+                );
+                nulls += usize::from(cell.is_empty());
+            }
+        }
+        (rows.len(), nulls)
+    }
+
     #[test]
     fn the_pairs_batch_holds_the_pairs_csvs_cells() {
         for grouped in [true, false] {
@@ -268,28 +297,9 @@ mod tests {
             let mut csv = Vec::new();
             let rows = write_pairs_csv(&pairs, grouped, &mut csv).unwrap();
             let csv = String::from_utf8(csv).unwrap();
-            let mut lines = csv.lines();
-            let names: Vec<&str> = lines.next().unwrap().split(',').collect();
-            let fields: Vec<&str> = batch
-                .schema_ref()
-                .fields()
-                .iter()
-                .map(|field| field.name().as_str())
-                .collect();
-            assert_eq!(fields, names);
-            let lines: Vec<&str> = lines.collect();
-            assert_eq!(lines.len(), if grouped { 5 } else { 3 }, "{csv}");
-            assert_eq!((batch.num_rows() as u64, lines.len() as u64), (rows, rows));
-            for (i, line) in lines.iter().enumerate() {
-                for (j, cell) in line.split(',').enumerate() {
-                    assert_eq!(
-                        as_csv(names[j], batch.column(j).as_ref(), i),
-                        cell,
-                        "{} row {i}",
-                        names[j]
-                    );
-                }
-            }
+            let (held, _) = assert_holds(&batch, &csv);
+            assert_eq!(held as u64, rows);
+            assert_eq!(rows, if grouped { 5 } else { 3 }, "{csv}");
         }
     }
 
@@ -301,30 +311,7 @@ mod tests {
             let batch = record_batch(&table, grouped, all_positions);
             let mut csv = Vec::new();
             write_csv(&table, grouped, all_positions, &mut csv).unwrap();
-            let csv = String::from_utf8(csv).unwrap();
-            let mut lines = csv.lines();
-            let names: Vec<&str> = lines.next().unwrap().split(',').collect();
-            let fields: Vec<&str> = batch
-                .schema_ref()
-                .fields()
-                .iter()
-                .map(|field| field.name().as_str())
-                .collect();
-            assert_eq!(fields, names);
-            let rows: Vec<&str> = lines.collect();
-            assert_eq!(batch.num_rows(), rows.len());
-            for (i, line) in rows.iter().enumerate() {
-                for (j, cell) in line.split(',').enumerate() {
-                    let column = batch.column(j);
-                    assert_eq!(
-                        as_csv(names[j], column.as_ref(), i),
-                        cell,
-                        "{} row {i}",
-                        names[j]
-                    );
-                    nulls += usize::from(cell.is_empty());
-                }
-            }
+            nulls += assert_holds(&batch, &String::from_utf8(csv).unwrap()).1;
         }
         assert!(nulls > 0, "some cells are empty, and null");
     }
