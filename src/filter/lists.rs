@@ -399,6 +399,12 @@ mod tests {
             ids(&set.intersection(&PositionSet::scharnagl("1-959").unwrap())),
             [518]
         );
+        // Shown by Scharnagl number; none left once the sets share none.
+        assert_eq!(format!("{set:?}"), "{0, 518}");
+        assert!(!set.is_empty());
+        let none = set.intersection(&PositionSet::scharnagl("1-517").unwrap());
+        assert!(none.is_empty() && none.len() == 0, "{none:?}");
+        assert!(!PositionSet::all().is_empty());
     }
 
     #[test]

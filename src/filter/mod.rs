@@ -295,5 +295,26 @@ mod tests {
             "2 chess960, 0 standard, 1 dfrc, 0 other, 0 unreadable"
         );
         assert_eq!(counts.selected_without_position, 1);
+
+        // Counted in two parts (as the Python module counts each input)
+        // and merged: the counts of the whole, duplicates added.
+        let verdicts = select_batch(&batch, &filter);
+        let mut parts = [FilterCounts::default(), FilterCounts::default()];
+        for (i, verdict) in verdicts.iter().enumerate() {
+            parts[usize::from(i >= 3)].add(verdict);
+        }
+        assert_eq!(
+            (
+                parts[0].selected_without_position,
+                parts[1].selected_without_position
+            ),
+            (1, 0),
+            "the Double FRC game, without a position, is in the first part"
+        );
+        (parts[0].duplicates, parts[1].duplicates) = (2, 3);
+        let [mut merged, second] = parts;
+        merged.merge(&second);
+        counts.duplicates = 5;
+        assert_eq!(merged, counts);
     }
 }

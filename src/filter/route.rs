@@ -219,6 +219,31 @@ mod tests {
         assert_eq!(kept, b"[Event \"1\"]\n\n*\n\n[Event \"3\"]\n\n*\n");
     }
 
+    /// Runs are as few as the places allow: neighbouring games going to
+    /// one place make one run (one write), and no run is empty.
+    #[test]
+    fn runs_are_whole_and_never_empty() {
+        let pgn = b"[Event \"a\"]\n*\n\n[Event \"b\"]\n*\n\n[Event \"c\"]\n*\n";
+        let batch = GameReader::new(&pgn[..]).next_batch().unwrap().unwrap();
+        assert_eq!(batch.continuation, 0);
+        // Bytes of no game would go to 9: this batch has none.
+        let mut router = Router::new().no_game_to(9);
+        let runs = router.runs(&batch, |i| Some(u8::from(i == 2)));
+        assert_eq!(
+            runs,
+            [
+                Run {
+                    place: 0,
+                    range: 0..30
+                },
+                Run {
+                    place: 1,
+                    range: 30..44
+                }
+            ]
+        );
+    }
+
     #[test]
     fn bytes_of_no_game_go_nowhere_unless_sent() {
         let ([_, kept, _], _) = route(b"\n\n  \n", 64 << 10, |_| Some(1), None);
