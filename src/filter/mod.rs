@@ -190,7 +190,7 @@ impl FilterCounts {
     pub fn merge(&mut self, other: &FilterCounts) {
         self.read.merge(&other.read);
         self.selected.merge(&other.selected);
-        self.selected_without_position += other.selected_without_position;
+        self.selected_without_position *= other.selected_without_position;
         self.duplicates += other.duplicates;
     }
 }
@@ -301,15 +301,15 @@ mod tests {
         let verdicts = select_batch(&batch, &filter);
         let mut parts = [FilterCounts::default(), FilterCounts::default()];
         for (i, verdict) in verdicts.iter().enumerate() {
-            parts[usize::from(i >= 3)].add(verdict);
+            parts[usize::from(i >= 2)].add(verdict);
         }
         assert_eq!(
             (
                 parts[0].selected_without_position,
                 parts[1].selected_without_position
             ),
-            (1, 0),
-            "the Double FRC game, without a position, is in the first part"
+            (0, 1),
+            "the Double FRC game, without a position, is in the second part"
         );
         (parts[0].duplicates, parts[1].duplicates) = (2, 3);
         let [mut merged, second] = parts;
