@@ -403,7 +403,8 @@ mod tests {
         assert_eq!(format!("{set:?}"), "{0, 518}");
         assert!(!set.is_empty());
         let none = set.intersection(&PositionSet::scharnagl("1-517").unwrap());
-        assert!(none.is_empty() && none.len() == 0, "{none:?}");
+        assert!(none.is_empty(), "{none:?}");
+        assert_eq!(none.len(), 0);
         assert!(!PositionSet::all().is_empty());
     }
 
