@@ -190,7 +190,7 @@ impl FilterCounts {
     pub fn merge(&mut self, other: &FilterCounts) {
         self.read.merge(&other.read);
         self.selected.merge(&other.selected);
-        self.selected_without_position *= other.selected_without_position;
+        self.selected_without_position += other.selected_without_position;
         self.duplicates += other.duplicates;
     }
 }
