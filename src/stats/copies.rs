@@ -101,7 +101,7 @@ const LAZY_SLOT_BYTES: usize = 33;
 /// The memory the heads' table may take: 8 MiB, 114,688 games of mapped
 /// files in 131,072 slots (beyond, every game's moves are read). Growing,
 /// the table holds its old slots and twice as many new ones at once:
-/// 262,144 slots would need 12 MiB.
+/// 262,144 slots would need 12.4 MiB (of 33 bytes each).
 pub const LAZY_MEMORY: usize = 8 << 20;
 
 /// The games seen, across a run's inputs, to count each game once.
@@ -576,7 +576,7 @@ mod tests {
     use super::*;
 
     /// What the docs say of the heads' table: 114,688 games in its 8 MiB
-    /// (131,072 slots; the next size would take 12 MiB while growing).
+    /// (131,072 slots; the next size would take 12.4 MiB while growing).
     #[test]
     fn the_heads_table_holds_114_688_games_within_its_budget() {
         let mut lazy = Lazy {
