@@ -67,6 +67,7 @@ pub use json::{SummaryNotes, write_analysis_json, write_noted_analysis_json, wri
 pub use merge::{CsvMerge, MergeError, PART_ROWS};
 pub use rating_bins::{BIN_WIDTH, MAX_BIN, MAX_DIFFERENCE, RatingBins, rating_bin};
 pub use spill::{BoundedTable, GROUP_MEMORY, Groups};
+use table::RowsBuilder;
 pub use table::{MergeOverflow, PositionStats, Rows, StatsTable, Z_95, Z_998, wilson};
 
 use std::io;
@@ -206,6 +207,8 @@ fn stats_batch_noting(
     mut candidates: Option<&mut Candidates>,
 ) -> (StatsTable, StatsSummary, DfrcGames) {
     let mut table = StatsTable::default();
+    // Without groups, the rows are counted as an array of positions.
+    let mut ungrouped = options.group_by.is_none().then(RowsBuilder::new);
     let mut summary = StatsSummary::default();
     let mut pairs = DfrcGames::default();
     for (i, game) in batch.games.iter().enumerate() {
@@ -223,7 +226,10 @@ fn stats_batch_noting(
         };
         match counted {
             Counted::Position(position) => {
-                table.add(&group, position, &facts);
+                match &mut ungrouped {
+                    Some(rows) => rows.add(position, &facts),
+                    None => table.add(&group, position, &facts),
+                }
                 summary.counted += 1;
             }
             Counted::Pair(white, black) => {
@@ -231,6 +237,9 @@ fn stats_batch_noting(
                 summary.dfrc_counted += 1;
             }
         }
+    }
+    if let Some(rows) = ungrouped.and_then(RowsBuilder::finish) {
+        table = StatsTable::of_group("", rows);
     }
     (table, summary, pairs)
 }

@@ -297,6 +297,50 @@ impl std::fmt::Display for MergeOverflow {
 
 impl std::error::Error for MergeOverflow {}
 
+/// The rows of one group as a worker counts a batch's games into them:
+/// each position's row found by its Scharnagl number at once. A batch
+/// holds a few games a position at most, so a search through a tree of
+/// rows for each game, and an insertion for each new row, cost more than
+/// the counting itself; the tree is built once, from the sorted rows.
+#[derive(Debug)]
+pub(super) struct RowsBuilder {
+    /// Where each position's row is in `rows`; [`RowsBuilder::NONE`] for
+    /// a position without one yet.
+    slots: Box<[u16; 960]>,
+    rows: Vec<(u16, PositionStats)>,
+}
+
+impl RowsBuilder {
+    const NONE: u16 = u16::MAX;
+
+    pub(super) fn new() -> RowsBuilder {
+        RowsBuilder {
+            slots: Box::new([RowsBuilder::NONE; 960]),
+            rows: Vec::new(),
+        }
+    }
+
+    /// Counts one game under its position.
+    pub(super) fn add(&mut self, position: BackRank, game: &GameFacts) {
+        let id = position.scharnagl();
+        let slot = &mut self.slots[usize::from(id)];
+        if *slot == RowsBuilder::NONE {
+            *slot = u16::try_from(self.rows.len()).expect("at most 960 rows");
+            self.rows.push((id, PositionStats::default()));
+        }
+        self.rows[usize::from(*slot)].1.add(game);
+    }
+
+    /// The rows counted, `None` when no game was.
+    pub(super) fn finish(mut self) -> Option<Rows> {
+        if self.rows.is_empty() {
+            return None;
+        }
+        self.rows.sort_unstable_by_key(|(id, _)| *id);
+        Some(self.rows.into_iter().collect())
+    }
+}
+
 /// Rows keyed by group (empty without grouping) and Scharnagl number.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StatsTable {
@@ -310,6 +354,13 @@ impl StatsTable {
             .entry(position.scharnagl())
             .or_default()
             .add(game);
+    }
+
+    /// A table of one group's rows.
+    pub(super) fn of_group(group: &str, rows: Rows) -> StatsTable {
+        StatsTable {
+            groups: BTreeMap::from([(group.to_string(), rows)]),
+        }
     }
 
     /// The rows of a group, made when it has none yet.
@@ -506,5 +557,39 @@ mod tests {
         );
         assert_eq!(ab.rows().count(), 2);
         assert_eq!(ab.total().games, 3);
+    }
+
+    /// A batch counted by array of positions holds what the same games
+    /// added one by one to a table hold, in any order of positions.
+    #[test]
+    fn rows_built_by_array_equal_rows_added_one_by_one() {
+        let mut builder = RowsBuilder::new();
+        assert_eq!(RowsBuilder::new().finish(), None);
+        let mut table = StatsTable::default();
+        // Positions visited out of order and again, 0 and 959 included.
+        for (k, id) in [959u32, 0, 518, 0, 7, 959, 518, 518, 300]
+            .into_iter()
+            .enumerate()
+        {
+            let game = GameFacts {
+                result: [
+                    Some(GameResult::WhiteWins),
+                    Some(GameResult::Draw),
+                    None,
+                    Some(GameResult::BlackWins),
+                ][k % 4],
+                white_elo: Some(1500 + 37 * k as i32),
+                black_elo: (k % 3 != 0).then_some(1900 - 11 * k as i32),
+            };
+            let position = BackRank::from_scharnagl(id).unwrap();
+            builder.add(position, &game);
+            table.add("", position, &game);
+        }
+        let rows = builder.finish().expect("games were counted");
+        assert_eq!(
+            rows.keys().copied().collect::<Vec<_>>(),
+            [0, 7, 300, 518, 959]
+        );
+        assert_eq!(StatsTable::of_group("", rows), table);
     }
 }
