@@ -123,3 +123,44 @@ impl Budget {
         self.changed.notify_all();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicU64;
+
+    use super::*;
+    use crate::split::GameReader;
+
+    /// A batch weighs at least the bytes it holds, read from a stream (its
+    /// buffer) or from a mapped file (its pages): the budget of bytes in
+    /// flight counts what the batches really hold.
+    #[test]
+    fn a_batch_weighs_at_least_its_bytes() {
+        // Games of long movetext: their bytes outweigh their records.
+        let input: Vec<u8> = (0..4_000)
+            .flat_map(|i| {
+                format!("[Event \"{i}\"]\n\n1. e4 {{{}}} *\n\n", "x".repeat(i % 700)).into_bytes()
+            })
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.pgn");
+        std::fs::write(&path, &input).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        // SAFETY: the test's own file, which nothing else touches.
+        let map = Arc::new(unsafe { memmap2::Mmap::map(&file) }.unwrap());
+        let mut weighed = 0;
+        let mut stream = GameReader::new(&input[..]).batch_bytes(64 << 10);
+        while let Some(batch) = stream.next_batch().unwrap() {
+            assert!(batch_cost(&batch) >= batch.data.len());
+            weighed += batch.data.len();
+        }
+        let mut mapped =
+            GameReader::from_mapped(map, 0, Arc::new(AtomicU64::new(0))).batch_bytes(64 << 10);
+        while let Some(batch) = mapped.next_batch().unwrap() {
+            assert!(batch_cost(&batch) >= batch.data.len());
+            weighed += batch.data.len();
+        }
+        assert_eq!(weighed, 2 * input.len());
+    }
+}

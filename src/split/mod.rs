@@ -376,6 +376,80 @@ mod tests {
         assert_eq!(split(input.as_bytes()).len(), 2);
     }
 
+    /// A read that ends at the start of a line after a byte-order mark,
+    /// or in the blanks after a comment on a tag line, leaves the line
+    /// undecided until the next read: the games are the same wherever the
+    /// read ends, and at the end of the input too.
+    #[test]
+    fn a_read_ending_after_a_mark_or_in_blanks_waits_for_the_next() {
+        let bom = "\u{feff}";
+        // After a game's movetext: marks and blanks, then a tag pair.
+        let next = format!("\n{bom} \t{bom}[Event \"b\"]\n\n*\n");
+        for cut in 1..next.len() - 4 {
+            // The first read ends `cut` bytes into `next`.
+            let mut input = game_head_of(window::READ_BYTES - cut);
+            input.extend_from_slice(next.as_bytes());
+            let games = split(&input);
+            assert_eq!(games.len(), 2, "cut {cut}");
+            assert_eq!(games[1].1, next[1..], "cut {cut}");
+        }
+        // Before anything but a tag pair or a line end, a mark is text: the
+        // `%` after it starts no escape line, and the tag section ends.
+        let text = format!("\n{bom}% x\n[Site \"b\"]\n");
+        for cut in 1..text.len() - 4 {
+            let mut input = tag_section_of(window::READ_BYTES - cut);
+            input.extend_from_slice(text.as_bytes());
+            assert_eq!(split(&input).len(), 2, "cut {cut}");
+        }
+        // In a tag section: the comments and blanks are part of it.
+        let rest = "\n[Round \"1\"] {c} \t  \n[Site \"b\"] {d}\t \t\n\n1. e4 *\n";
+        for cut in 1..rest.len() - 4 {
+            let mut input = tag_section_of(window::READ_BYTES - cut);
+            input.extend_from_slice(rest.as_bytes());
+            let games = split(&input);
+            assert_eq!(games.len(), 1, "cut {cut}");
+        }
+        assert_eq!(split(b"[Event \"a\"] {c} \t ").len(), 1);
+        assert_eq!(
+            split(format!("[Event \"a\"]\n\n*\n{bom} ").as_bytes()).len(),
+            1
+        );
+    }
+
+    /// A NUL byte ends a batch before the game that holds it. In the first
+    /// game after the batch's continuation bytes (the end of a game read
+    /// in pieces, handed out before), it keeps those bytes; within them,
+    /// it keeps nothing.
+    #[test]
+    fn a_batch_cut_before_a_nul_keeps_the_continuation_before_it() {
+        // Longer than a read (1 MiB), so read in pieces.
+        let long = format!("[Event \"a\"]\n\n1. e4 {{{}}} *\n", "x".repeat(3 << 20));
+        let input = format!("{long}[Event \"b\"]\n\n1. d4 *\n[Event \"c\"]\n\n1. c4 *\n");
+        // The batch that ends the long game and holds more.
+        let batch = || {
+            let mut reader = GameReader::new(input.as_bytes()).max_game_bytes(64 << 10);
+            let mut found = None;
+            while let Some(batch) = reader.next_batch().unwrap() {
+                if batch.continuation > 0 && !batch.games.is_empty() {
+                    assert!(found.is_none(), "one such batch");
+                    found = Some(batch);
+                }
+            }
+            found.expect("a batch ending the long game")
+        };
+        let mut cut = batch();
+        let continuation = cut.continuation;
+        let bytes = cut.data[..continuation].to_vec();
+        cut.truncate_before(cut.games[0].range.start + 1);
+        assert!(cut.games.is_empty() && cut.tags.is_empty());
+        assert_eq!(cut.continuation, continuation);
+        assert_eq!(&cut.data[..], &bytes[..]);
+        let mut cut = batch();
+        cut.truncate_before(continuation - 1);
+        assert!(cut.games.is_empty());
+        assert_eq!((cut.continuation, cut.data.len()), (0, 0));
+    }
+
     /// A game's movetext starts right after its last tag pair, a `[Name]`
     /// without a value too.
     #[test]
