@@ -592,6 +592,65 @@ mod tests {
         assert_eq!(lazy.heads.len(), 114_688);
     }
 
+    /// The games of a stream offered one by one: while their fingerprints
+    /// fit the budget, each new game is counted and nothing is on disk;
+    /// past it, the fingerprints go to disk and the later games wait for
+    /// the merge at the end.
+    #[test]
+    fn fingerprints_past_their_budget_go_to_disk() {
+        use crate::game::Reading;
+        use crate::split::GameReader;
+        let pgn: Vec<u8> = (0..2_000)
+            .flat_map(|i| format!("[White \"{i}\"]\n\n1. e4 *\n\n").into_bytes())
+            .collect();
+        let batch = GameReader::new(&pgn[..]).next_batch().unwrap().unwrap();
+        assert_eq!(batch.games.len(), 2_000);
+        let dir = tempfile::tempdir().unwrap();
+        for (budget, spills) in [(4 << 10, true), (1 << 20, false)] {
+            let mut copies = Copies::new(budget, 1 << 10, Some(dir.path()));
+            assert!(!copies.spilled());
+            let mut scratch = Vec::new();
+            let offered: Vec<Offered> = batch
+                .games
+                .iter()
+                .map(|game| {
+                    let reading = Reading::of(&batch, game);
+                    let head = Fingerprint::head(&batch, game, &reading, &mut scratch);
+                    let made = Fingerprint::of(&batch, game, &reading, &mut scratch);
+                    let movetext = batch.movetext_start(game);
+                    copies.offer(&batch, (game, movetext), head, made).unwrap()
+                })
+                .collect();
+            assert_eq!(copies.spilled(), spills, "budget {budget}");
+            assert_eq!(offered[0], Offered::Count);
+            let later = offered
+                .iter()
+                .filter(|o| matches!(o, Offered::Later(_)))
+                .count();
+            assert_eq!(later > 0, spills, "budget {budget}");
+            assert!(!offered.contains(&Offered::Copy));
+        }
+    }
+
+    /// The games waiting for the merge at the end go to disk once they
+    /// fill their budget, their groups' names counted: games of long
+    /// names never hold more than it.
+    #[test]
+    fn games_waiting_never_hold_more_than_their_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let budget = 8 << 10;
+        let mut copies = Copies::new(1 << 10, budget, Some(dir.path()));
+        for i in 0..50 {
+            let game = Candidate {
+                group: "g".repeat(1_000),
+                ..NO_GAME
+            };
+            copies.keep(Fingerprint(i + 1), game).unwrap();
+            assert!(copies.waiting_bytes <= budget, "after {i}");
+        }
+        assert!(copies.waiting.len() < 10);
+    }
+
     #[test]
     fn records_read_back_as_written() {
         let records = [
