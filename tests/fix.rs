@@ -740,3 +740,23 @@ fn variant_name_writes_the_spelling_asked_for() {
     );
     assert!(!text.contains("[Variant \"Chess960\"]"));
 }
+
+/// Repeated tags go only from a tag section read whole: beside a tag line
+/// too long to read (over 16 MiB), the game's other tags are unknown (a
+/// third `Site` there may say something else), so the game is left as
+/// it is, its repeats with it; the report tells only that its tag
+/// section was too long.
+#[test]
+fn a_game_with_a_tag_line_too_long_to_read_keeps_its_repeats() {
+    let mut game = b"[Event \"long\"]\n[Site \"here\"]\n[Site \"here\"]\n[Annotation \"".to_vec();
+    game.resize(game.len() + (16 << 20), b'x');
+    game.extend_from_slice(b"\"]\n[Result \"*\"]\n\n*\n");
+    let run = pgn960(&["fix", "-q", "--report", "/dev/stderr"], Some(&game));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout == game, "the game comes out as it came in");
+    assert_eq!(
+        run.stderr,
+        "file,game,line,code,action,tag,before,after\n\
+         <stdin>,1,1,tag_section_too_long,left,,,\n"
+    );
+}
