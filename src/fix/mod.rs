@@ -406,4 +406,26 @@ mod tests {
         );
         assert_eq!((more.repairs(), more.findings_left()), (4, 2));
     }
+
+    /// A problem shows as its stable name, the one of `docs/codes.md`
+    /// and of the report's `code` column.
+    #[test]
+    fn a_problem_shows_as_its_stable_name() {
+        let shown = [
+            Problem::Finding(Code::FenMissing),
+            Problem::IdMissing,
+            Problem::CastlingNotation,
+            Problem::VariantName,
+        ]
+        .map(|problem| problem.to_string());
+        assert_eq!(
+            shown,
+            [
+                "fen_missing",
+                "id_missing",
+                "castling_notation",
+                "variant_name"
+            ]
+        );
+    }
 }
