@@ -437,7 +437,7 @@ fn fixtures() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    assert_eq!(checked, 7, "fixtures with an expected report");
+    assert_eq!(checked, 9, "fixtures with an expected report");
 }
 
 /// The fixtures' expected files also keep both oracles.
@@ -451,6 +451,8 @@ fn fixtures_keep_both_oracles() {
         "castling.pgn",
         "repeats.pgn",
         "no-place.pgn",
+        "record.pgn",
+        "lenient.pgn",
     ] {
         let fixed = fix_file(&fixture_dir().join(name), &[], dir.path());
         check_fixed(&fixed, dir.path());
