@@ -681,6 +681,53 @@ fn refused_beyond_a_tiny_budget(args: &[&str], out: &Path) {
     assert_eq!(fs::read_to_string(out).unwrap(), "before");
 }
 
+/// When the fingerprints cannot go to disk (no file may grow at all:
+/// `RLIMIT_FSIZE` 0, with `SIGXFSZ` ignored so that a write fails with
+/// `EFBIG`, as on a full disk), `stats` ends with a one-line error and
+/// exit 2: never counts that lack the games its runs could not hold. A
+/// run smaller than its buffer is written whole by its last flush, so
+/// this holds the flush's error too.
+#[test]
+fn stats_that_cannot_write_its_fingerprints_says_so() {
+    use std::os::unix::process::CommandExt;
+    let planted = plant(0x5eed_0006, 2000);
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let [a, b] = write_planted(dir.path(), &planted);
+    let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("pgn960"));
+    command
+        .args(["stats", "-q", &a, &b])
+        .env("PGN960_DUPLICATES_MEMORY", "4096")
+        .env("TMPDIR", dir.path());
+    // SAFETY: between fork and exec the closure only calls signal(2) and
+    // setrlimit(2), which are async-signal-safe.
+    unsafe {
+        command.pre_exec(|| {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let none = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &none) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let output = command.output().expect("pgn960 runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("pgn960: ") && stderr.contains("temporary file"),
+        "{stderr}"
+    );
+    assert!(
+        output.stdout.is_empty(),
+        "a table of {} bytes",
+        output.stdout.len()
+    );
+}
+
 /// Beyond its budget, `filter --unique` (which writes as it reads) ends
 /// the run with a one-line error, and leaves its output as it was.
 #[test]
