@@ -592,6 +592,39 @@ mod tests {
         assert_eq!(lazy.heads.len(), 114_688);
     }
 
+    /// The heads' budget counts a growing table's old slots and its new
+    /// ones, as hashbrown holds both while it moves the heads: a table
+    /// full at 3, 7, 14, 28 and 56 heads (4, 8, 16, 32, 64 slots, each
+    /// full size checked against hashbrown's own) takes one more head
+    /// only when the budget holds the old slots and twice as many new
+    /// ones, and an empty table when it holds 4.
+    #[test]
+    fn a_growing_heads_table_counts_its_old_and_new_slots() {
+        for (full, slots, grown) in [
+            (0, 0, 4),
+            (3, 4, 8),
+            (7, 8, 16),
+            (14, 16, 32),
+            (28, 32, 64),
+            (56, 64, 128),
+        ] {
+            let mut lazy = Lazy {
+                heads: HashMap::default(),
+                maps: Vec::new(),
+                budget: 0,
+            };
+            for head in 1..=full as u64 {
+                lazy.heads.insert([head, !head], [0, 0]);
+            }
+            assert_eq!(lazy.heads.capacity(), full, "full at {full} heads");
+            let needed = (slots + grown) * LAZY_SLOT_BYTES;
+            lazy.budget = needed;
+            assert!(lazy.fits(), "{full} heads, a budget of {needed}");
+            lazy.budget = needed - 1;
+            assert!(!lazy.fits(), "{full} heads, a budget of {}", needed - 1);
+        }
+    }
+
     /// The games of a stream offered one by one: while their fingerprints
     /// fit the budget, each new game is counted and nothing is on disk;
     /// past it, the fingerprints go to disk and the later games wait for
