@@ -625,6 +625,26 @@ mod tests {
         }
     }
 
+    /// Where a game's moves are packs into two words and back at the
+    /// limits of what they hold (the 32,768th map, an end just under
+    /// 2⁴⁸, a game that starts a line), and beyond them is refused: the
+    /// run then makes every game's fingerprint.
+    #[test]
+    fn places_pack_and_unpack_at_their_limits() {
+        let last_map = (1 << 15) - 1;
+        let last_end = (1 << END_BITS) - 1;
+        for (index, (start, end), starts_line) in [
+            (0, (0, 0), false),
+            (1, (3, 9), false),
+            (last_map, (7, last_end), true),
+        ] {
+            let packed = pack(index, (start, end), starts_line).expect("within two words");
+            assert_eq!(unpack(packed), (index, start..end, starts_line));
+        }
+        assert_eq!(pack(last_map + 1, (0, 1), false), None);
+        assert_eq!(pack(0, (0, last_end + 1), false), None);
+    }
+
     /// The games of a stream offered one by one: while their fingerprints
     /// fit the budget, each new game is counted and nothing is on disk;
     /// past it, the fingerprints go to disk and the later games wait for
