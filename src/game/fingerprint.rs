@@ -113,7 +113,7 @@ impl Fingerprint {
             match reading.headers.get(known) {
                 Some(tag) => {
                     scratch.push(1);
-                    push_normalised(scratch, &tag_value(batch, &batch.tags[tag]));
+                    push_value(scratch, batch.raw_value(&batch.tags[tag]));
                 }
                 None => scratch.push(2),
             }
@@ -142,6 +142,28 @@ impl Fingerprint {
     /// The fingerprint as 32 hexadecimal digits.
     pub fn hex(&self) -> String {
         format!("{:032x}", self.0)
+    }
+}
+
+/// A tag's raw value (still escaped), unescaped and normalised as
+/// [`push_normalised`] does. Most values hold no escape and no white
+/// space but single spaces: those are copied and lower-cased in one pass
+/// over their bytes, the others read again the general way.
+fn push_value(out: &mut Vec<u8>, raw: &[u8]) {
+    let value = raw.trim_ascii();
+    let from = out.len();
+    out.extend_from_slice(value);
+    let mut unusual = false;
+    let mut after_space = false;
+    for byte in &mut out[from..] {
+        let space = *byte == b' ';
+        unusual |= *byte == b'\\' || (byte.is_ascii_whitespace() && (!space || after_space));
+        after_space = space;
+        byte.make_ascii_lowercase();
+    }
+    if unusual {
+        out.truncate(from);
+        push_normalised(out, &pgn_reader::RawTag(raw).decode());
     }
 }
 

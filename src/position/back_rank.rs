@@ -167,28 +167,15 @@ impl BackRank {
     pub fn scharnagl(&self) -> u16 {
         // Slots count squares not yet taken: the queen among the six
         // non-bishop squares, the knights among the five left after her.
-        let mut queen = 0;
-        let mut knights = [0u8; 2];
-        let mut found_knights = 0;
-        let mut free_before_queen = 0;
-        let mut free_for_knights = 0;
-        for role in self.0 {
-            match role {
-                Role::Bishop => continue,
-                Role::Queen => queen = free_before_queen,
-                Role::Knight => {
-                    knights[found_knights] = free_for_knights;
-                    found_knights += 1;
-                }
-                _ => (),
-            }
-            free_before_queen += 1;
-            if role != Role::Queen {
-                free_for_knights += 1;
-            }
-        }
-        let n5n = pair_code(&N5N, knights);
-        self.bishop_code() + 16 * queen + 96 * n5n
+        // Counted off bit sets of files, with no branch on the roles: the
+        // games of an archive come in random arrays, whose branches no
+        // processor predicts.
+        let others = !self.files_of(Role::Bishop) & 0xff;
+        let queen = self.files_of(Role::Queen);
+        let free = others & !queen;
+        let [first, second] = self.slots_of_pair(Role::Knight, free);
+        let n5n = N5N_OFFSET[usize::from(first)] + u16::from(second - first - 1);
+        self.bishop_code() + 16 * slots_before(others, queen) + 96 * n5n
     }
 
     /// The Fritz9 number, 1..=960.
@@ -205,28 +192,29 @@ impl BackRank {
     pub fn fritz9(&self) -> u16 {
         // Knights count among the six non-bishop squares, the queen among
         // the four left after bishops and knights.
-        let mut queen = 0;
-        let mut knights = [0u8; 2];
-        let mut found_knights = 0;
-        let mut non_bishops = 0;
-        let mut free_for_queen = 0;
-        for role in self.0 {
-            match role {
-                Role::Bishop => continue,
-                Role::Knight => {
-                    knights[found_knights] = non_bishops;
-                    found_knights += 1;
-                }
-                Role::Queen => queen = free_for_queen,
-                _ => (),
-            }
-            non_bishops += 1;
-            if role != Role::Knight {
-                free_for_queen += 1;
-            }
-        }
-        let knight_code = pair_code(&FRITZ9_KNIGHTS, knights);
-        1 + self.bishop_code() + 16 * knight_code + 240 * queen
+        let others = !self.files_of(Role::Bishop) & 0xff;
+        let [first, second] = self.slots_of_pair(Role::Knight, others);
+        let knight_code = FRITZ9_OFFSET[usize::from(first)] + u16::from(second - first - 1);
+        let free = others & !self.files_of(Role::Knight);
+        1 + self.bishop_code()
+            + 16 * knight_code
+            + 240 * slots_before(free, self.files_of(Role::Queen))
+    }
+
+    /// The files where `role` stands, as a set of bits (bit 0 the a-file).
+    fn files_of(&self, role: Role) -> u32 {
+        self.0
+            .iter()
+            .enumerate()
+            .fold(0, |files, (file, r)| files | u32::from(*r == role) << file)
+    }
+
+    /// The slots among the squares of `free` (a set of files) of the two
+    /// pieces of `role`, the first's the smaller.
+    fn slots_of_pair(&self, role: Role, free: u32) -> [u8; 2] {
+        let files = self.files_of(role);
+        let first = files & files.wrapping_neg();
+        [first, files & !first].map(|file| slots_before(free, file) as u8)
     }
 
     /// The bishop code shared by both numberings, 0..=15: the light-squared
@@ -242,15 +230,11 @@ impl BackRank {
     /// assert_eq!(BackRank::STANDARD.bishop_code(), 2 + 4 * 1);
     /// ```
     pub fn bishop_code(&self) -> u16 {
-        let mut code = 0;
-        for (file, role) in self.0.into_iter().enumerate() {
-            if role == Role::Bishop {
-                // Files b, d, f, h (odd index) are light on rank 1.
-                let index = (file / 2) as u16;
-                code += if file % 2 == 1 { index } else { 4 * index };
-            }
-        }
-        code
+        // Files b, d, f, h (odd index) are light on rank 1; a bishop's
+        // index among its four files is its file halved.
+        let bishops = self.files_of(Role::Bishop);
+        let index = |files: u32| (files.trailing_zeros() / 2) as u16;
+        index(bishops & 0xaa) + 4 * index(bishops & 0x55)
     }
 
     /// All 960 back ranks in Scharnagl order (0 first).
@@ -541,13 +525,29 @@ impl Partial {
     }
 }
 
-/// The index of a knight pair in one of the seed's knight tables.
-fn pair_code(table: &[(u8, u8)], [first, second]: [u8; 2]) -> u16 {
-    let index = table
-        .iter()
-        .position(|&pair| pair == (first, second))
-        .expect("a legal back rank has its knights on a pair from the table");
-    index as u16
+/// How many of the squares of `set` (a set of files) lie before the one
+/// file of `file`.
+fn slots_before(set: u32, file: u32) -> u16 {
+    (set & file.wrapping_sub(1)).count_ones() as u16
+}
+
+/// Where the pairs whose first knight is on slot `i` begin in [`N5N`]:
+/// the table lists pairs in order, the first slot then the second.
+const N5N_OFFSET: [u16; 4] = pair_offsets(&N5N);
+
+/// The same for [`FRITZ9_KNIGHTS`].
+const FRITZ9_OFFSET: [u16; 5] = pair_offsets(&FRITZ9_KNIGHTS);
+
+/// The index in `table` of the first pair whose first slot is each of
+/// `0..N`; that the tables list their pairs in this order is tested.
+const fn pair_offsets<const N: usize>(table: &[(u8, u8)]) -> [u16; N] {
+    let mut offsets = [0; N];
+    let mut i = table.len();
+    while i > 0 {
+        i -= 1;
+        offsets[table[i].0 as usize] = i as u16;
+    }
+    offsets
 }
 
 /// A number outside the range of a numbering.
@@ -651,6 +651,24 @@ mod tests {
     use std::collections::HashSet;
 
     use super::*;
+
+    /// The numberings find a knight pair's index from where the pairs of
+    /// its first slot begin: so each table must list its pairs in order,
+    /// every pair of distinct slots once.
+    #[test]
+    fn knight_tables_list_their_pairs_in_order() {
+        fn check<const N: usize>(table: &[(u8, u8)], offsets: [u16; N], squares: u8) {
+            let all: Vec<(u8, u8)> = (0..squares)
+                .flat_map(|a| (a + 1..squares).map(move |b| (a, b)))
+                .collect();
+            assert_eq!(table, all.as_slice());
+            for (i, &(a, b)) in table.iter().enumerate() {
+                assert_eq!(offsets[usize::from(a)] + u16::from(b - a - 1), i as u16);
+            }
+        }
+        check(&N5N, N5N_OFFSET, 5);
+        check(&FRITZ9_KNIGHTS, FRITZ9_OFFSET, 6);
+    }
 
     #[test]
     fn scharnagl_is_a_bijection() {

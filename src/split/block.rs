@@ -170,6 +170,111 @@ fn masks(chunk: &[u8; BLOCK]) -> [u64; 4] {
     masks_scalar(chunk)
 }
 
+/// Masks of the bytes that end the parts of a plain tag line
+/// (`[Name "value"]`), over the up to 64 bytes of `line` from its start:
+/// `[name_stops, value_stops]`, where a name stops at a blank, a quote,
+/// `]` or a line end, and a value at a quote, a backslash or a line end.
+/// Bytes past the end of `line` are none of them.
+#[inline]
+pub(super) fn tag_line_masks(line: &[u8]) -> [u64; 2] {
+    let mut chunk = [0u8; BLOCK];
+    let chunk: &[u8; BLOCK] = match line.first_chunk::<BLOCK>() {
+        Some(full) => full,
+        None => {
+            // Zero is none of the bytes looked for.
+            chunk[..line.len()].copy_from_slice(line);
+            &chunk
+        }
+    };
+    tag_masks(chunk)
+}
+
+/// Whether a tag's name ends at `byte` (see [`tag_line_masks`]).
+pub(super) fn ends_name(byte: u8) -> bool {
+    matches!(byte, b' ' | b'\t' | b'"' | b']' | b'\n' | b'\r')
+}
+
+/// Whether a plain tag's value ends at `byte` (see [`tag_line_masks`]).
+pub(super) fn ends_value(byte: u8) -> bool {
+    matches!(byte, b'"' | b'\\' | b'\n' | b'\r')
+}
+
+/// [`tag_line_masks`] of a whole block, the widest way this CPU has, as
+/// [`masks`] chooses.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn tag_masks(chunk: &[u8; BLOCK]) -> [u64; 2] {
+    if is_x86_feature_detected!("avx512bw") {
+        // SAFETY: the CPU has AVX-512BW (asked just above).
+        return unsafe { tag_masks_avx512(chunk) };
+    }
+    // SAFETY: SSE2 is part of the x86_64 baseline.
+    unsafe { tag_masks_sse2(chunk) }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn tag_masks(chunk: &[u8; BLOCK]) -> [u64; 2] {
+    tag_masks_scalar(chunk)
+}
+
+/// [`tag_masks`] with SSE2, 16 bytes a compare.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+#[inline]
+fn tag_masks_sse2(chunk: &[u8; BLOCK]) -> [u64; 2] {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+    };
+
+    #[target_feature(enable = "sse2")]
+    fn eq(v: __m128i, byte: u8) -> __m128i {
+        _mm_cmpeq_epi8(v, _mm_set1_epi8(byte as i8))
+    }
+    #[target_feature(enable = "sse2")]
+    fn bits(v: __m128i) -> u64 {
+        u64::from(_mm_movemask_epi8(v) as u16)
+    }
+
+    let mut out = [0u64; 2];
+    for (i, lane) in chunk.chunks_exact(16).enumerate() {
+        // SAFETY: `lane` holds 16 bytes, and the load needs no alignment.
+        let v = unsafe { _mm_loadu_si128(lane.as_ptr().cast::<__m128i>()) };
+        let both = _mm_or_si128(_mm_or_si128(eq(v, b'"'), eq(v, b'\n')), eq(v, b'\r'));
+        let name = _mm_or_si128(
+            _mm_or_si128(both, eq(v, b' ')),
+            _mm_or_si128(eq(v, b'\t'), eq(v, b']')),
+        );
+        out[0] |= bits(name) << (16 * i);
+        out[1] |= bits(_mm_or_si128(both, eq(v, b'\\'))) << (16 * i);
+    }
+    out
+}
+
+/// [`tag_masks`] with AVX-512BW.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw")]
+fn tag_masks_avx512(chunk: &[u8; BLOCK]) -> [u64; 2] {
+    use std::arch::x86_64::{
+        __m512i, _mm512_cmpeq_epi8_mask, _mm512_loadu_si512, _mm512_set1_epi8,
+    };
+    // SAFETY: `chunk` holds 64 bytes, and the load needs no alignment.
+    let v = unsafe { _mm512_loadu_si512(chunk.as_ptr().cast::<__m512i>()) };
+    let eq = |byte: u8| _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(byte as i8));
+    let both = eq(b'"') | eq(b'\n') | eq(b'\r');
+    [both | eq(b' ') | eq(b'\t') | eq(b']'), both | eq(b'\\')]
+}
+
+/// [`tag_masks`] a byte at a time.
+#[cfg(any(not(target_arch = "x86_64"), test))]
+fn tag_masks_scalar(chunk: &[u8; BLOCK]) -> [u64; 2] {
+    let mut out = [0u64; 2];
+    for (i, &b) in chunk.iter().enumerate() {
+        out[0] |= u64::from(ends_name(b)) << i;
+        out[1] |= u64::from(ends_value(b)) << i;
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,6 +306,62 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn tag_line_masks_agree_with_a_byte_at_a_time() {
+        let mut chunk = [0u8; BLOCK];
+        for seed in 0..2000u32 {
+            for (i, b) in chunk.iter_mut().enumerate() {
+                let x = seed
+                    .wrapping_mul(2_654_435_761)
+                    .wrapping_add(i as u32 * 40_503);
+                let alphabet = b" \t\"]\n\r\\[a_9\x00\xff";
+                *b = alphabet[(x >> 13) as usize % alphabet.len()];
+            }
+            for (way, masks) in tag_ways() {
+                assert_eq!(
+                    masks(&chunk),
+                    tag_masks_scalar(&chunk),
+                    "{way}, seed {seed}"
+                );
+            }
+        }
+        for byte in 0..=255u8 {
+            for (way, masks) in tag_ways() {
+                assert_eq!(
+                    masks(&[byte; BLOCK]),
+                    tag_masks_scalar(&[byte; BLOCK]),
+                    "{way}, {byte}"
+                );
+            }
+        }
+        // A line shorter than a block: the bytes past it are none.
+        assert_eq!(tag_line_masks(b"[E \"x\""), [0b10_1100, 0b10_1000]);
+    }
+
+    /// Every way of making a tag line's masks this CPU runs, as [`ways`].
+    #[cfg_attr(
+        not(target_arch = "x86_64"),
+        expect(unused_mut, reason = "x86_64 adds ways")
+    )]
+    fn tag_ways() -> Vec<(&'static str, TagMasks)> {
+        let mut ways: Vec<(&'static str, TagMasks)> = vec![("chosen", tag_masks)];
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SAFETY: SSE2 is part of the x86_64 baseline.
+            ways.push(("sse2", |chunk| unsafe { tag_masks_sse2(chunk) }));
+            if is_x86_feature_detected!("avx512bw") {
+                // SAFETY: asked just above.
+                ways.push(("avx512bw", |chunk| unsafe { tag_masks_avx512(chunk) }));
+            } else {
+                eprintln!("tag line masks: this CPU has no AVX-512BW, its masks are not run here");
+            }
+        }
+        ways
+    }
+
+    /// A way of making a tag line's masks.
+    type TagMasks = fn(&[u8; BLOCK]) -> [u64; 2];
 
     /// A way of making a block's masks.
     type Masks = fn(&[u8; BLOCK]) -> [u64; 4];

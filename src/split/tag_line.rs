@@ -6,6 +6,7 @@ use std::ops::Range;
 
 use memchr::memchr2;
 
+use super::block::{BLOCK, ends_name, ends_value, tag_line_masks};
 use super::types::TagSpan;
 
 /// A tag line longer than this (from its `[`) is not held to be read: it
@@ -115,17 +116,15 @@ pub(super) fn plain_tag_line(buf: &[u8], at: usize, eof: bool) -> Option<PlainTa
     if !(first.is_ascii_alphanumeric() || first == b'_') {
         return None;
     }
-    let name_end = 1 + line[1..]
-        .iter()
-        .position(|b| matches!(b, b' ' | b'\t' | b'"' | b']' | b'\n' | b'\r'))?;
+    // Where the name and the value end, off the masks of the line's first
+    // 64 bytes (most lines are shorter), else byte by byte past them.
+    let [name_stops, value_stops] = tag_line_masks(line);
+    let name_end = first_stop(line, 1, name_stops, ends_name)?;
     if line.get(name_end..name_end + 2)? != b" \"" {
         return None;
     }
     let value_start = name_end + 2;
-    let close = value_start
-        + line[value_start..]
-            .iter()
-            .position(|b| matches!(b, b'"' | b'\\' | b'\n' | b'\r'))?;
+    let close = first_stop(line, value_start, value_stops, ends_value)?;
     if line[close] != b'"' || line.get(close + 1) != Some(&b']') {
         return None;
     }
@@ -140,6 +139,23 @@ pub(super) fn plain_tag_line(buf: &[u8], at: usize, eof: bool) -> Option<PlainTa
         value: at + value_start..at + close,
         eol: at + eol,
     })
+}
+
+/// The first offset of `line` from `from` whose byte is a stop: off
+/// `stops`, the mask of the line's first [`BLOCK`] bytes, and past them
+/// by `is_stop`.
+fn first_stop(line: &[u8], from: usize, stops: u64, is_stop: fn(u8) -> bool) -> Option<usize> {
+    let within = if from < BLOCK {
+        stops & (!0 << from)
+    } else {
+        0
+    };
+    if within != 0 {
+        return Some(within.trailing_zeros() as usize);
+    }
+    let rest = from.max(BLOCK);
+    let found = line.get(rest..)?.iter().position(|&b| is_stop(b))?;
+    Some(rest + found)
 }
 
 /// If `buf[at]` is `[` opening a tag pair, the range of its name.
@@ -255,9 +271,36 @@ mod tests {
     #[test]
     fn the_plain_reading_is_the_general_reading() {
         let blanks = ["", " ", "\t"];
-        let names = ["Event", "_1", "", "E\"v", "x]"];
+        // Names and values about as long as the masks' block (64 bytes),
+        // so that a part ends within it, at its last byte or past it.
+        let long_name = "N".repeat(62);
+        let names = [
+            "Event",
+            "_1",
+            "",
+            "E\"v",
+            "x]",
+            &long_name,
+            &long_name[..59],
+        ];
         let openings = [" \"", "  \"", "\"", " \"\"", "\t\""];
-        let values = ["", "x", "a b", "x\\\"y", "\\", "]", "\"", "\\\\"];
+        let long = "v".repeat(70);
+        let values = [
+            "",
+            "x",
+            "a b",
+            "x\\\"y",
+            "\\",
+            "]",
+            "\"",
+            "\\\\",
+            &long[..55],
+            &long[..56],
+            &long[..57],
+            &long[..58],
+            &long[..61],
+            &long,
+        ];
         let closings = ["\"]", "\" ]", "\"", "]", "\"]]", "\"]x"];
         let ends = ["\n", "\r", "\r\n", "", " \n", "\r["];
         let mut plain = 0;
@@ -286,7 +329,13 @@ mod tests {
             }
         }
         assert!(plain > 50, "{plain} plain lines");
-        for line in ["[Event \"x\"]\n", "[_1 \"\"]\r\n", "[Event \"x\"]\r["] {
+        let long_lines = [55, 56, 57, 58, 61, 70].map(|n| format!("[Event \"{}\"]\n", &long[..n]));
+        let long_name = format!("[{long_name} \"x\"]\n");
+        for line in ["[Event \"x\"]\n", "[_1 \"\"]\r\n", "[Event \"x\"]\r["]
+            .into_iter()
+            .chain(long_lines.iter().map(String::as_str))
+            .chain([long_name.as_str()])
+        {
             assert!(
                 plain_tag_line(line.as_bytes(), 0, false).is_some(),
                 "{line:?}"

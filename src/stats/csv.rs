@@ -14,6 +14,7 @@ use crate::BackRank;
 use crate::position::{FeatureCell, file_letter};
 
 use super::analysis::{PositionFindings, TableAnalysis};
+use super::decimal;
 use super::rating_bins::RatingBins;
 use super::table::{PositionStats, Rows, StatsTable};
 
@@ -212,13 +213,28 @@ impl Cell<'_> {
                 Ok(())
             }
             Cell::Arrangement(rank) => write!(text, "{rank}"),
-            Cell::Number(n) => write!(text, "{n}"),
-            Cell::Count(n) | Cell::MaybeCount(Some(n)) => write!(text, "{n}"),
-            Cell::Sum(n) => write!(text, "{n}"),
-            Cell::Decimal(Some(v)) => write!(text, "{v:.6}"),
+            Cell::Number(n) => {
+                decimal::push_u64(text, u64::from(*n));
+                Ok(())
+            }
+            Cell::Count(n) | Cell::MaybeCount(Some(n)) => {
+                decimal::push_u64(text, *n);
+                Ok(())
+            }
+            Cell::Sum(n) => {
+                decimal::push_i64(text, *n);
+                Ok(())
+            }
+            Cell::Decimal(Some(v)) => {
+                decimal::push_fixed6(text, *v);
+                Ok(())
+            }
             Cell::Probability(Some(v)) => write!(text, "{v:.5e}"),
             Cell::Decimal(None) | Cell::Probability(None) | Cell::MaybeCount(None) => Ok(()),
-            Cell::Bins(bins) => write!(text, "{bins}"),
+            Cell::Bins(bins) => {
+                bins.write_text(text);
+                Ok(())
+            }
         };
     }
 }

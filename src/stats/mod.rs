@@ -30,6 +30,7 @@ mod analysis;
 mod arrow;
 mod copies;
 mod csv;
+mod decimal;
 mod dfrc;
 mod facts;
 mod findings;

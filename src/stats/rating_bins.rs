@@ -18,6 +18,7 @@
 
 use std::fmt;
 
+use super::decimal;
 use super::facts::GameResult;
 
 /// Width of a bin in rating points.
@@ -196,6 +197,24 @@ impl RatingBins {
     }
 }
 
+impl RatingBins {
+    /// Appends the bins to `text` as [`Display`](fmt::Display) shows
+    /// them, without the formatter: the CSV writes a cell of them per
+    /// position.
+    pub(super) fn write_text(&self, text: &mut String) {
+        for (i, (bin, [w, d, l])) in self.0.iter().enumerate() {
+            if i > 0 {
+                text.push(';');
+            }
+            decimal::push_i64(text, i64::from(*bin));
+            for (separator, count) in [(':', w), ('/', d), ('/', l)] {
+                text.push(separator);
+                decimal::push_u64(text, *count);
+            }
+        }
+    }
+}
+
 impl fmt::Display for RatingBins {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, (bin, [w, d, l])) in self.0.iter().enumerate() {
@@ -308,6 +327,13 @@ mod tests {
         }
         let cell = bins.to_string();
         assert_eq!(cell, "-100:1/0/0;0:1/0/0;100:0/1/1");
+        // The CSV's way of writing them writes the same.
+        let mut text = String::from("x");
+        bins.write_text(&mut text);
+        assert_eq!(text, format!("x{cell}"));
+        let mut text = String::new();
+        RatingBins::default().write_text(&mut text);
+        assert_eq!(text, "");
         assert_eq!(RatingBins::parse(&cell), Ok(bins));
         assert_eq!(RatingBins::parse(""), Ok(RatingBins::default()));
         for bad in [

@@ -22,41 +22,55 @@ pub type Cell = (u64, f64);
 
 /// The exact distribution of the wins: P(k wins) for k = 0 to Σm.
 pub fn pmf(cells: &[Cell]) -> Vec<f64> {
-    let mut pmf = vec![1.0];
+    let total: u64 = cells.iter().map(|(m, _)| m).sum();
+    let mut pmf = vec![0.0; total as usize + 1];
+    pmf[0] = 1.0;
+    let mut len = 1;
+    let mut binomial = Vec::new();
     for &(games, p) in cells {
-        let binomial = binomial_pmf(games, p);
-        let mut next = vec![0.0; pmf.len() + binomial.len() - 1];
-        for (i, a) in pmf.iter().enumerate() {
-            if *a == 0.0 {
-                continue;
+        binomial_pmf(games, p, &mut binomial);
+        // The convolution, in place from the top: each term reads the
+        // ones at and below it, not yet replaced. Each sum takes its
+        // terms in the order of the lower index, as a convolution into a
+        // fresh vector would.
+        let m = binomial.len() - 1;
+        for k in (0..len + m).rev() {
+            let low = k.saturating_sub(m);
+            let high = k.min(len - 1);
+            let mut sum = 0.0;
+            for (a, b) in pmf[low..=high]
+                .iter()
+                .zip(binomial[k - high..=k - low].iter().rev())
+            {
+                if *a != 0.0 {
+                    sum += a * b;
+                }
             }
-            for (j, b) in binomial.iter().enumerate() {
-                next[i + j] += a * b;
-            }
+            pmf[k] = sum;
         }
-        pmf = next;
+        len += m;
     }
     pmf
 }
 
-/// P(k wins in `games` games of chance `p`) for k = 0 to `games`, each
-/// computed in logarithms, so that none underflows before it must.
-fn binomial_pmf(games: u64, p: f64) -> Vec<f64> {
+/// P(k wins in `games` games of chance `p`) for k = 0 to `games`, into
+/// `pmf`, each computed in logarithms, so that none underflows before it
+/// must.
+fn binomial_pmf(games: u64, p: f64, pmf: &mut Vec<f64>) {
+    pmf.clear();
     if p <= 0.0 || p >= 1.0 {
-        let mut pmf = vec![0.0; games as usize + 1];
+        pmf.resize(games as usize + 1, 0.0);
         pmf[if p <= 0.0 { 0 } else { games as usize }] = 1.0;
-        return pmf;
+        return;
     }
     let n = games as f64;
     let (ln_p, ln_q) = (p.ln(), (-p).ln_1p());
     let ln_n = ln_factorial(games);
-    (0..=games)
-        .map(|k| {
-            let (ln_k, ln_rest) = (ln_factorial(k), ln_factorial(games - k));
-            let k = k as f64;
-            (ln_n - ln_k - ln_rest + k * ln_p + (n - k) * ln_q).exp()
-        })
-        .collect()
+    pmf.extend((0..=games).map(|k| {
+        let (ln_k, ln_rest) = (ln_factorial(k), ln_factorial(games - k));
+        let k = k as f64;
+        (ln_n - ln_k - ln_rest + k * ln_p + (n - k) * ln_q).exp()
+    }));
 }
 
 /// ln(k!), as `ln_gamma(k + 1)` gives it: from a table made once by that
