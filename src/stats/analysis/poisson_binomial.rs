@@ -24,30 +24,24 @@ pub type Cell = (u64, f64);
 pub fn pmf(cells: &[Cell]) -> Vec<f64> {
     let total: u64 = cells.iter().map(|(m, _)| m).sum();
     let mut pmf = vec![0.0; total as usize + 1];
+    let mut next = pmf.clone();
     pmf[0] = 1.0;
     let mut len = 1;
     let mut binomial = Vec::new();
     for &(games, p) in cells {
         binomial_pmf(games, p, &mut binomial);
-        // The convolution, in place from the top: each term reads the
-        // ones at and below it, not yet replaced. Each sum takes its
-        // terms in the order of the lower index, as a convolution into a
-        // fresh vector would.
+        // next[k] = Σ pmf[i]·binomial[k − i], its terms added in the order
+        // of i, as a convolution row by row adds them: one pass over pmf
+        // for each term of the binomial, the last first, none skipped (a
+        // zero term adds nothing to a sum of terms of at least zero).
         let m = binomial.len() - 1;
-        for k in (0..len + m).rev() {
-            let low = k.saturating_sub(m);
-            let high = k.min(len - 1);
-            let mut sum = 0.0;
-            for (a, b) in pmf[low..=high]
-                .iter()
-                .zip(binomial[k - high..=k - low].iter().rev())
-            {
-                if *a != 0.0 {
-                    sum += a * b;
-                }
+        next[..len + m].fill(0.0);
+        for (j, b) in binomial.iter().enumerate().rev() {
+            for (sum, a) in next[j..j + len].iter_mut().zip(&pmf[..len]) {
+                *sum += a * b;
             }
-            pmf[k] = sum;
         }
+        std::mem::swap(&mut pmf, &mut next);
         len += m;
     }
     pmf
