@@ -76,33 +76,41 @@ impl Known {
 /// are none of these and cost two comparisons of integers.
 fn which(name: &[u8]) -> Option<Which> {
     let first = name.first()?.to_ascii_lowercase();
-    let (wanted, which): (&[u8], Which) = match (name.len(), first) {
-        (3, b'f') => (b"FEN", Which::Fen),
-        (3, b'e') => (b"ECO", Which::Known(Known::Eco)),
-        (4, b's') => (b"Site", Which::Known(Known::Site)),
-        (4, b'd') => (b"Date", Which::Known(Known::Date)),
-        (5, b'e') => (b"Event", Which::Known(Known::Event)),
-        (5, b'r') => (b"Round", Which::Known(Known::Round)),
-        (5, b'w') => (b"White", Which::Known(Known::White)),
-        (5, b'b') => (b"Black", Which::Known(Known::Black)),
-        (5, b's') => (b"SetUp", Which::Known(Known::SetUp)),
-        (6, b'r') => (b"Result", Which::Known(Known::Result)),
-        (7, b'v') => (b"Variant", Which::Known(Known::Variant)),
-        (7, b'o') => (b"Opening", Which::Known(Known::Opening)),
-        (8, b'w') => (b"WhiteElo", Which::Known(Known::WhiteElo)),
-        (8, b'b') => (b"BlackElo", Which::Known(Known::BlackElo)),
-        (10, b'c') => (b"Chess960Id", Which::Id { fritz9: false }),
+    match (name.len(), first) {
+        (3, b'f') => named(name, b"FEN", Which::Fen),
+        (3, b'e') => named(name, b"ECO", Which::Known(Known::Eco)),
+        (4, b's') => named(name, b"Site", Which::Known(Known::Site)),
+        (4, b'd') => named(name, b"Date", Which::Known(Known::Date)),
+        (5, b'e') => named(name, b"Event", Which::Known(Known::Event)),
+        (5, b'r') => named(name, b"Round", Which::Known(Known::Round)),
+        (5, b'w') => named(name, b"White", Which::Known(Known::White)),
+        (5, b'b') => named(name, b"Black", Which::Known(Known::Black)),
+        (5, b's') => named(name, b"SetUp", Which::Known(Known::SetUp)),
+        (6, b'r') => named(name, b"Result", Which::Known(Known::Result)),
+        (7, b'v') => named(name, b"Variant", Which::Known(Known::Variant)),
+        (7, b'o') => named(name, b"Opening", Which::Known(Known::Opening)),
+        (8, b'w') => named(name, b"WhiteElo", Which::Known(Known::WhiteElo)),
+        (8, b'b') => named(name, b"BlackElo", Which::Known(Known::BlackElo)),
+        (10, b'c') => named(name, b"Chess960Id", Which::Id { fritz9: false }),
         (11, b't') if name[1].eq_ignore_ascii_case(&b'i') => {
-            (b"TimeControl", Which::Known(Known::TimeControl))
+            named(name, b"TimeControl", Which::Known(Known::TimeControl))
         }
-        (11, b't') => (b"Termination", Which::Known(Known::Termination)),
-        (16, b'c') => (b"Chess960Fritz9Id", Which::Id { fritz9: true }),
-        (18, b't') => (
+        (11, b't') => named(name, b"Termination", Which::Known(Known::Termination)),
+        (16, b'c') => named(name, b"Chess960Fritz9Id", Which::Id { fritz9: true }),
+        (18, b't') => named(
+            name,
             b"TerminationDetails",
             Which::Known(Known::TerminationDetails),
         ),
-        _ => return None,
-    };
+        _ => None,
+    }
+}
+
+/// `which` when `name` is `wanted`, ignoring case; compared as an array
+/// of its known length, which the compiler does without a call.
+#[inline(always)]
+fn named<const N: usize>(name: &[u8], wanted: &[u8; N], which: Which) -> Option<Which> {
+    let name: &[u8; N] = name.try_into().ok()?;
     (name == wanted || name.eq_ignore_ascii_case(wanted)).then_some(which)
 }
 
@@ -129,7 +137,7 @@ pub struct IdTag {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Headers {
     last: [Option<usize>; KNOWN],
-    fens: Vec<usize>,
+    fens: Few,
     ids: Vec<IdTag>,
     repeated: Vec<usize>,
 }
@@ -143,7 +151,7 @@ impl Headers {
                 Some(Which::Known(known)) => headers.last[known as usize].replace(tag).is_some(),
                 Some(Which::Fen) => {
                     headers.fens.push(tag);
-                    headers.fens.len() > 1
+                    headers.fens.as_slice().len() > 1
                 }
                 Some(Which::Id { fritz9 }) => {
                     let again = headers.ids.iter().any(|id| id.fritz9 == fritz9);
@@ -166,7 +174,7 @@ impl Headers {
 
     /// Every `FEN` tag, in order.
     pub fn fens(&self) -> &[usize] {
-        &self.fens
+        self.fens.as_slice()
     }
 
     /// Every `Chess960Id` and `Chess960Fritz9Id` tag, in order.
@@ -180,6 +188,47 @@ impl Headers {
         &self.repeated
     }
 }
+
+/// Indices of a game's tags of one name, held without an allocation
+/// while there are at most two: every game of a Chess960 archive has its
+/// `FEN`, and a vector each would cost an allocation a game.
+#[derive(Clone, Debug, Default)]
+struct Few {
+    inline: [usize; 2],
+    len: usize,
+    /// All of them, once there are more than two.
+    more: Vec<usize>,
+}
+
+impl Few {
+    fn push(&mut self, index: usize) {
+        if self.len < self.inline.len() {
+            self.inline[self.len] = index;
+        } else {
+            if self.more.is_empty() {
+                self.more.extend_from_slice(&self.inline);
+            }
+            self.more.push(index);
+        }
+        self.len += 1;
+    }
+
+    fn as_slice(&self) -> &[usize] {
+        if self.more.is_empty() {
+            &self.inline[..self.len]
+        } else {
+            &self.more
+        }
+    }
+}
+
+impl PartialEq for Few {
+    fn eq(&self, other: &Few) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for Few {}
 
 /// A tag's value with `\"` and `\\` unescaped.
 pub fn tag_value<'a>(batch: &'a Batch, tag: &TagSpan) -> Cow<'a, [u8]> {
@@ -236,6 +285,11 @@ mod tests {
             assert_eq!(headers.get(known), Some(expected), "{known:?}");
         }
         assert_eq!(headers.fens(), [16, 17]);
+        let mut few = Few::default();
+        for (i, index) in [7, 3, 9, 1].into_iter().enumerate() {
+            few.push(index);
+            assert_eq!(few.as_slice(), &[7, 3, 9, 1][..=i]);
+        }
         assert_eq!(
             headers.ids(),
             [

@@ -203,10 +203,7 @@ impl BackRank {
 
     /// The files where `role` stands, as a set of bits (bit 0 the a-file).
     fn files_of(&self, role: Role) -> u32 {
-        self.0
-            .iter()
-            .enumerate()
-            .fold(0, |files, (file, r)| files | u32::from(*r == role) << file)
+        files_of(&self.0, role)
     }
 
     /// The slots among the squares of `free` (a set of files) of the two
@@ -284,6 +281,31 @@ impl BackRank {
     /// );
     /// ```
     pub fn from_roles(roles: [Role; 8]) -> Result<BackRank, BackRankError> {
+        // The rules off bit sets of files, with no branch on the roles; a
+        // rule broken is then told the slow way, which names it.
+        let [knights, bishops, rooks, queen, king] = [
+            Role::Knight,
+            Role::Bishop,
+            Role::Rook,
+            Role::Queen,
+            Role::King,
+        ]
+        .map(|role| files_of(&roles, role));
+        let pairs = [knights, bishops, rooks].map(u32::count_ones) == [2, 2, 2];
+        let ones = [queen, king].map(u32::count_ones) == [1, 1];
+        // One bishop on a dark square (even file), one on a light one.
+        let colours = (bishops & 0x55).count_ones() == 1;
+        // The king after the first rook's file and before the second's.
+        let between = rooks.trailing_zeros() < king.trailing_zeros()
+            && king.trailing_zeros() < 31 - rooks.leading_zeros();
+        if pairs && ones && colours && between {
+            return Ok(BackRank(roles));
+        }
+        BackRank::from_roles_slowly(roles)
+    }
+
+    /// [`BackRank::from_roles`] a rule at a time, naming the first broken.
+    fn from_roles_slowly(roles: [Role; 8]) -> Result<BackRank, BackRankError> {
         let mut counts = ByRole::<u8>::default();
         for role in roles {
             *counts.get_mut(role) += 1;
@@ -354,6 +376,12 @@ impl BackRank {
         let bytes: &[u8; 8] = arrangement
             .try_into()
             .map_err(|_| BackRankError::Length(arrangement.len()))?;
+        // Letters read off a table: a match on each, in random order,
+        // mispredicts.
+        let letters = bytes.map(|byte| ROLE_OF_LETTER[usize::from(byte)]);
+        if letters.iter().all(Option::is_some) {
+            return BackRank::from_roles(letters.map(|role| role.expect("checked")));
+        }
         let mut roles = [Role::Pawn; 8];
         for (role, &byte) in roles.iter_mut().zip(bytes) {
             *role = match byte.to_ascii_uppercase() {
@@ -525,6 +553,36 @@ impl Partial {
     }
 }
 
+/// The files of `roles` where `role` stands, as a set of bits (bit 0 the
+/// a-file).
+fn files_of(roles: &[Role; 8], role: Role) -> u32 {
+    roles
+        .iter()
+        .enumerate()
+        .fold(0, |files, (file, r)| files | u32::from(*r == role) << file)
+}
+
+/// The piece of an arrangement's letter, either case (`None` for every
+/// byte but `KQRBNkqrbn`).
+const ROLE_OF_LETTER: [Option<Role>; 256] = {
+    let mut table = [None; 256];
+    let letters = [
+        (b'K', Role::King),
+        (b'Q', Role::Queen),
+        (b'R', Role::Rook),
+        (b'B', Role::Bishop),
+        (b'N', Role::Knight),
+    ];
+    let mut i = 0;
+    while i < letters.len() {
+        let (letter, role) = letters[i];
+        table[letter as usize] = Some(role);
+        table[letter.to_ascii_lowercase() as usize] = Some(role);
+        i += 1;
+    }
+    table
+};
+
 /// How many of the squares of `set` (a set of files) lie before the one
 /// file of `file`.
 fn slots_before(set: u32, file: u32) -> u16 {
@@ -651,6 +709,41 @@ mod tests {
     use std::collections::HashSet;
 
     use super::*;
+
+    /// The rules read off bit sets accept exactly what the rule-at-a-time
+    /// reading accepts, over every arrangement of eight pieces of the six
+    /// kinds, and one letter table reads what the match reads.
+    #[test]
+    fn the_quick_reading_of_roles_is_the_slow_one() {
+        let kinds = [
+            Role::Pawn,
+            Role::Knight,
+            Role::Bishop,
+            Role::Rook,
+            Role::Queen,
+            Role::King,
+        ];
+        let mut legal = 0;
+        for n in 0..6u32.pow(8) {
+            let roles: [Role; 8] =
+                std::array::from_fn(|i| kinds[(n / 6u32.pow(i as u32) % 6) as usize]);
+            let quick = BackRank::from_roles(roles);
+            assert_eq!(quick, BackRank::from_roles_slowly(roles), "{roles:?}");
+            legal += usize::from(quick.is_ok());
+        }
+        assert_eq!(legal, 960);
+        for byte in 0..=255u8 {
+            let expected = match byte.to_ascii_uppercase() {
+                b'K' => Some(Role::King),
+                b'Q' => Some(Role::Queen),
+                b'R' => Some(Role::Rook),
+                b'B' => Some(Role::Bishop),
+                b'N' => Some(Role::Knight),
+                _ => None,
+            };
+            assert_eq!(ROLE_OF_LETTER[usize::from(byte)], expected, "{byte}");
+        }
+    }
 
     /// The numberings find a knight pair's index from where the pairs of
     /// its first slot begin: so each table must list its pairs in order,
