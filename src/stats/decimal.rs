@@ -52,10 +52,10 @@ pub(super) fn push_fixed6(text: &mut String, value: f64) {
         text.push('-');
     }
     push_u64(text, (millionths / 1_000_000) as u64);
-    let fraction = (millionths % 1_000_000) as u64;
     text.push('.');
+    // The six decimals: the last six digits of the millionths.
     let mut digits = [b'0'; 6];
-    let mut rest = fraction;
+    let mut rest = millionths;
     for digit in digits.iter_mut().rev() {
         *digit = b'0' + (rest % 10) as u8;
         rest /= 10;
@@ -73,7 +73,7 @@ fn round_millionths(magnitude: f64) -> u128 {
     let (significand, exponent) = if exponent_bits == 0 {
         (fraction, -1074)
     } else {
-        (fraction | 1 << 52, exponent_bits as i32 - 1075)
+        (fraction + (1 << 52), exponent_bits as i32 - 1075)
     };
     // Below 10⁹ < 2⁵², the exponent is negative: at most −23.
     debug_assert!(exponent < 0, "{magnitude} is below 1e9");

@@ -264,6 +264,26 @@ mod tests {
         }
     }
 
+    /// Games whose outcome is certain (a chance of 0 or 1, as a fit at
+    /// the edge gives) shift the wins and add nothing random.
+    #[test]
+    fn certain_games_shift_the_distribution() {
+        for (cells, want) in [
+            (vec![(2, 1.0), (1, 0.5)], vec![0.0, 0.0, 0.5, 0.5]),
+            (vec![(3, 0.0), (1, 0.25)], vec![0.75, 0.25, 0.0, 0.0, 0.0]),
+            (
+                vec![(1, 0.25), (2, 0.0), (1, 1.0)],
+                vec![0.0, 0.75, 0.25, 0.0, 0.0],
+            ),
+        ] {
+            let got = pmf(&cells);
+            assert_eq!(got.len(), want.len(), "{cells:?}");
+            for (g, w) in got.iter().zip(&want) {
+                assert!((g - w).abs() < 1e-13, "{cells:?}: {got:?}");
+            }
+        }
+    }
+
     #[test]
     fn a_binomial_beyond_the_table_of_ln_k_factorial_is_exact_too() {
         // 600 games of chance 0.3, past EXACT_MAX: C(600, k) 0.3^k 0.7^(600 − k)
