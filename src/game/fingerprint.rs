@@ -339,6 +339,28 @@ mod tests {
         assert_eq!(found, [(true, false), (false, true)]);
     }
 
+    /// The one-pass reading of a value gives what unescaping it and then
+    /// normalising it gives, over every value of up to five bytes of an
+    /// alphabet of letters, blanks, escapes and quotes.
+    #[test]
+    fn a_value_read_in_one_pass_is_unescaped_and_normalised() {
+        let alphabet = [b'a', b'B', b' ', b'\t', b'\\', b'"', b'\n'];
+        let mut checked = 0;
+        for len in 0..=5u32 {
+            for n in 0..alphabet.len().pow(len) {
+                let raw: Vec<u8> = (0..len)
+                    .map(|i| alphabet[n / alphabet.len().pow(i) % alphabet.len()])
+                    .collect();
+                let (mut quick, mut slow) = (vec![9], vec![9]);
+                push_value(&mut quick, &raw);
+                push_normalised(&mut slow, &pgn_reader::RawTag(&raw).decode());
+                assert_eq!(quick, slow, "{:?}", String::from_utf8_lossy(&raw));
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 19_608);
+    }
+
     /// Each part that makes a game another game changes the fingerprint.
     #[test]
     fn another_game_is_another_fingerprint() {

@@ -290,6 +290,17 @@ mod tests {
             few.push(index);
             assert_eq!(few.as_slice(), &[7, 3, 9, 1][..=i]);
         }
+        // Equal when they hold the same indices, whatever the room left.
+        let of = |indices: &[usize]| {
+            let mut few = Few::default();
+            indices.iter().for_each(|&i| few.push(i));
+            few
+        };
+        assert_eq!(of(&[7, 3, 9, 1]), few);
+        assert_eq!(of(&[]), Few::default());
+        assert_ne!(of(&[7, 3, 9]), few);
+        assert_ne!(of(&[7]), of(&[3]));
+        assert_eq!(of(&[7]), of(&[7]));
         assert_eq!(
             headers.ids(),
             [

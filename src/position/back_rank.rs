@@ -301,7 +301,10 @@ impl BackRank {
         if pairs && ones && colours && between {
             return Ok(BackRank(roles));
         }
-        BackRank::from_roles_slowly(roles)
+        let slowly = BackRank::from_roles_slowly(roles);
+        // The quick checks refuse only what breaks a rule.
+        debug_assert!(slowly.is_err(), "{roles:?} is legal");
+        slowly
     }
 
     /// [`BackRank::from_roles`] a rule at a time, naming the first broken.

@@ -282,6 +282,9 @@ mod tests {
             "x]",
             &long_name,
             &long_name[..59],
+            &long_name[..60],
+            // Its value starts at the block's end.
+            &long_name[..61],
         ];
         let openings = [" \"", "  \"", "\"", " \"\"", "\t\""];
         let long = "v".repeat(70);
