@@ -404,6 +404,46 @@ pub fn heterogeneity(units: &[Unit]) -> Option<Heterogeneity> {
 mod tests {
     use super::*;
 
+    /// The log posterior's Σ ln w, taken of products of eight positions,
+    /// agrees with a logarithm a position (written out here) where the
+    /// products are normal numbers and where they underflow (variances
+    /// of 1e-45 at τ = 0: a product of eight is 0).
+    #[test]
+    fn the_log_posterior_agrees_with_one_logarithm_a_position() {
+        for (variance, tau) in [(0.003_f64, 0.02), (1e-45, 0.0), (0.5, 0.5)] {
+            let units: Vec<Unit> = (0..21)
+                .map(|i| Unit {
+                    expected: 0.5,
+                    residual: 0.1 * (i as f64 - 10.0) * variance.sqrt(),
+                    variance: variance * (1.0 + i as f64 / 7.0),
+                })
+                .collect();
+            let t2 = tau * tau;
+            let w: Vec<f64> = units.iter().map(|u| 1.0 / (u.variance + t2)).collect();
+            let sum_w: f64 = w.iter().sum();
+            let mu = units
+                .iter()
+                .zip(&w)
+                .map(|(u, w)| w * u.residual)
+                .sum::<f64>()
+                / sum_w;
+            let squares: f64 = units
+                .iter()
+                .zip(&w)
+                .map(|(u, w)| w * (u.residual - mu).powi(2))
+                .sum();
+            let sum_ln_w: f64 = w.iter().map(|w| w.ln()).sum();
+            let expected = -0.5 * sum_w.ln() + 0.5 * sum_ln_w - 0.5 * squares;
+            let (lp, got_mu, v_mu) = log_posterior(&units, tau);
+            assert!(
+                (lp - expected).abs() <= 1e-12 * expected.abs().max(1.0),
+                "{variance}: {lp} vs {expected}"
+            );
+            assert!((got_mu - mu).abs() <= 1e-12, "{variance}");
+            assert!((v_mu - 1.0 / sum_w).abs() <= 1e-12 / sum_w, "{variance}");
+        }
+    }
+
     /// `UNITS` of `testdata/stats/reference.py`: (residual, variance).
     const UNITS: [(f64, f64); 6] = [
         (0.05, 0.004),
