@@ -464,7 +464,7 @@ fn a_million_groups_in_bounded_memory() {
 
 /// `stats` over a file of a million games, every tenth a copy of the one
 /// before: a mapped file, whose games are known by their heads until one
-/// repeats, so the table of heads fills its budget (114,688 games), then
+/// repeats, so the table of heads fills its budget (98,304 games), then
 /// the fingerprints theirs, and the rest goes to disk. Each game is
 /// counted once: 900,000, as built here.
 #[test]

@@ -25,18 +25,16 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use std::collections::HashMap;
-use std::collections::hash_map::Entry;
-use std::hash::BuildHasherDefault;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use memmap2::Mmap;
 
-use crate::duplicates::{LowBits, Seen, TooManyGames};
+use crate::duplicates::{Seen, TooManyGames};
 use crate::game::{Fingerprint, Unplayed};
 use crate::split::{Batch, Game};
 
+use super::heads::{HeadTable, Look};
 use super::spill::{
     RUN_BUFFER, Runs, corrupt, read_varint, read_varint_or_end, unzigzag, write_varint, zigzag,
 };
@@ -87,21 +85,17 @@ pub enum Offered {
 /// game's moves are read only when a later game has its head.
 #[derive(Debug)]
 struct Lazy {
-    heads: HashMap<[u64; 2], [u64; 2], BuildHasherDefault<LowBits>>,
+    heads: HeadTable,
     maps: Vec<Arc<Mmap>>,
-    budget: usize,
 }
 
 /// A head's value once its games' fingerprints are all in the table.
 const HASHED: [u64; 2] = [u64::MAX, u64::MAX];
 
-/// A slot of the heads' table: the key, the value and a control byte.
-const LAZY_SLOT_BYTES: usize = 33;
-
-/// The memory the heads' table may take: 8 MiB, 114,688 games of mapped
+/// The memory the heads' table may take: 8 MiB, 98,304 games of mapped
 /// files in 131,072 slots (beyond, every game's moves are read). Growing,
 /// the table holds its old slots and twice as many new ones at once:
-/// 262,144 slots would need 12.4 MiB (of 33 bytes each).
+/// 262,144 slots would need 12 MiB (of 32 bytes each).
 pub const LAZY_MEMORY: usize = 8 << 20;
 
 /// The games seen, across a run's inputs, to count each game once.
@@ -133,9 +127,8 @@ impl Copies {
     pub fn new(budget: usize, waiting_budget: usize, directory: Option<&Path>) -> Copies {
         Copies {
             lazy: Some(Lazy {
-                heads: HashMap::default(),
+                heads: HeadTable::new(LAZY_MEMORY.min(budget.saturating_mul(2))),
                 maps: Vec::new(),
-                budget: LAZY_MEMORY.min(budget.saturating_mul(2)),
             }),
             eager: Arc::new(AtomicBool::new(false)),
             scratch: Vec::new(),
@@ -179,15 +172,13 @@ impl Copies {
         let Some(head) = head else {
             return Ok(Offered::Count);
         };
-        let key = split(head);
         if self.lazy.is_some() {
             let mapped = batch.data.map();
             let lazy = self.lazy.as_mut().expect("checked");
-            let fits = lazy.fits();
             // One look-up a game: most heads are new, and inserted where
             // the look-up found no match.
-            match (lazy.heads.entry(key), mapped) {
-                (Entry::Vacant(slot), Some((map, base))) if fits => {
+            match (lazy.heads.look(head), mapped) {
+                (Look::New(slot), Some((map, base))) => {
                     let index = match lazy.maps.last() {
                         Some(last) if Arc::ptr_eq(last, map) => lazy.maps.len() - 1,
                         _ => {
@@ -196,16 +187,18 @@ impl Copies {
                         }
                     };
                     let value = pack(index, (base + start, base + game.range.end), starts_line);
-                    if let Some(value) = value {
-                        slot.insert(value);
+                    // Refused past the table's budget.
+                    if let Some(value) = value
+                        && slot.insert(value)
+                    {
                         return Ok(Offered::Count);
                     }
                     self.go_eager()?;
                 }
-                (Entry::Occupied(mut slot), Some(_)) => {
-                    let value = *slot.get();
+                (Look::Seen(slot), Some(_)) => {
+                    let value = *slot;
                     if value != HASHED {
-                        slot.insert(HASHED);
+                        *slot = HASHED;
                         let first = self.read_back(head, value);
                         self.note_counted(first)?;
                     }
@@ -271,12 +264,11 @@ impl Copies {
             return Ok(());
         };
         let mut firsts = Vec::new();
-        for (key, value) in &lazy.heads {
-            if *value == HASHED {
+        for (head, value) in lazy.heads.iter() {
+            if value == HASHED {
                 continue;
             }
-            let (index, range, starts_line) = unpack(*value);
-            let head = u128::from(key[1]) << 64 | u128::from(key[0]);
+            let (index, range, starts_line) = unpack(value);
             let moves =
                 Fingerprint::moves(&lazy.maps[index][range], starts_line, &mut self.scratch);
             firsts.push(Fingerprint::join(head, moves));
@@ -286,6 +278,17 @@ impl Copies {
             self.note_counted(first)?;
         }
         Ok(())
+    }
+
+    /// Asks for the memory a later [`Copies::offer`] of head `head` (0:
+    /// none) will read, while the games before it are offered.
+    #[inline]
+    pub fn prefetch(&self, head: u128) {
+        if let Some(lazy) = &self.lazy
+            && head != 0
+        {
+            lazy.heads.prefetch(head);
+        }
     }
 
     /// Keeps a game [`Copies::offer`] said to keep, in input order, for
@@ -516,33 +519,6 @@ fn read_waiting(input: &mut impl BufRead) -> io::Result<Option<Waiting>> {
     }))
 }
 
-impl Lazy {
-    /// Whether one more head fits the budget.
-    fn fits(&self) -> bool {
-        if self.heads.len() < self.heads.capacity() {
-            return true;
-        }
-        let slots = |capacity: usize| {
-            if capacity < 8 {
-                if capacity < 4 { 4 } else { 8 }
-            } else {
-                (capacity * 8 / 7).next_power_of_two()
-            }
-        };
-        let now = if self.heads.capacity() == 0 {
-            0
-        } else {
-            slots(self.heads.capacity())
-        };
-        (now + slots(self.heads.len() + 1)) * LAZY_SLOT_BYTES <= self.budget
-    }
-}
-
-/// A 128-bit hash as a key of two words.
-fn split(hash: u128) -> [u64; 2] {
-    [hash as u64, (hash >> 64) as u64]
-}
-
 /// Bits of a packed place's end; above them, its map's index (15 bits)
 /// and whether it starts a line (1 bit).
 const END_BITS: u32 = 48;
@@ -575,54 +551,23 @@ fn unpack(value: [u64; 2]) -> (usize, std::ops::Range<usize>, bool) {
 mod tests {
     use super::*;
 
-    /// What the docs say of the heads' table: 114,688 games in its 8 MiB
-    /// (131,072 slots; the next size would take 12.4 MiB while growing).
+    /// What the docs say of the heads' table: 98,304 games in its 8 MiB
+    /// (three quarters of 131,072 slots; the next size would take 12 MiB
+    /// while growing).
     #[test]
-    fn the_heads_table_holds_114_688_games_within_its_budget() {
-        let mut lazy = Lazy {
-            heads: HashMap::default(),
-            maps: Vec::new(),
-            budget: LAZY_MEMORY,
-        };
-        let mut head = 0;
-        while lazy.fits() {
+    fn the_heads_table_holds_98_304_games_within_its_budget() {
+        let mut heads = HeadTable::new(LAZY_MEMORY);
+        let mut head = 0u128;
+        loop {
             head += 1;
-            lazy.heads.insert([head, !head], [0, 0]);
-        }
-        assert_eq!(lazy.heads.len(), 114_688);
-    }
-
-    /// The heads' budget counts a growing table's old slots and its new
-    /// ones, as hashbrown holds both while it moves the heads: a table
-    /// full at 3, 7, 14, 28 and 56 heads (4, 8, 16, 32, 64 slots, each
-    /// full size checked against hashbrown's own) takes one more head
-    /// only when the budget holds the old slots and twice as many new
-    /// ones, and an empty table when it holds 4.
-    #[test]
-    fn a_growing_heads_table_counts_its_old_and_new_slots() {
-        for (full, slots, grown) in [
-            (0, 0, 4),
-            (3, 4, 8),
-            (7, 8, 16),
-            (14, 16, 32),
-            (28, 32, 64),
-            (56, 64, 128),
-        ] {
-            let mut lazy = Lazy {
-                heads: HashMap::default(),
-                maps: Vec::new(),
-                budget: 0,
+            let Look::New(slot) = heads.look(head << 64 | head) else {
+                panic!("a new head");
             };
-            for head in 1..=full as u64 {
-                lazy.heads.insert([head, !head], [0, 0]);
+            if !slot.insert([0, 0]) {
+                break;
             }
-            assert_eq!(lazy.heads.capacity(), full, "full at {full} heads");
-            let needed = (slots + grown) * LAZY_SLOT_BYTES;
-            lazy.budget = needed;
-            assert!(lazy.fits(), "{full} heads, a budget of {needed}");
-            lazy.budget = needed - 1;
-            assert!(!lazy.fits(), "{full} heads, a budget of {}", needed - 1);
         }
+        assert_eq!((heads.len(), heads.slots()), (98_304, 131_072));
     }
 
     /// Where a game's moves are packs into two words and back at the

@@ -35,6 +35,7 @@ mod dfrc;
 mod facts;
 mod findings;
 mod grouped;
+mod heads;
 mod json;
 mod merge;
 mod rating_bins;
@@ -441,6 +442,9 @@ pub fn count_input_bounded<E: From<io::Error>>(
                     .iter()
                     .enumerate()
                     .map(|(k, &i)| {
+                        if let Some(&ahead) = candidates.heads.get(k + PREFETCH_AHEAD) {
+                            copies.prefetch(ahead);
+                        }
                         let game = &batch.games[i as usize];
                         let (head, made, movetext) = candidates.get(k);
                         copies.offer(batch, (game, movetext), head, made)
@@ -496,6 +500,11 @@ pub fn count_input_bounded<E: From<io::Error>>(
         },
     )
 }
+
+/// How many games ahead the counting thread asks for the line of the
+/// heads' table a game's look-up will read: enough to hide a miss to
+/// memory behind the look-ups of the games between.
+const PREFETCH_AHEAD: usize = 8;
 
 /// A batch's counts as its worker made them: a table, or (with
 /// `--group-by`) the games one by one.
