@@ -85,7 +85,7 @@ impl HeadTable {
 
     /// Whether one more head fits: in the table as it is, or in one
     /// twice its size while both are held.
-    pub(super) fn fits(&self) -> bool {
+    fn fits(&self) -> bool {
         if self.len < holds(self.slots()) {
             return true;
         }
@@ -124,8 +124,7 @@ impl HeadTable {
         }
         let mask = self.buckets.len() - 1;
         let mut at = self.bucket_of(head);
-        // Never full (three quarters at most): the search ends.
-        loop {
+        for _ in 0..self.buckets.len() {
             for (i, slot) in self.buckets[at].0.iter().enumerate() {
                 if slot.head == head {
                     return Ok((at, i));
@@ -136,6 +135,7 @@ impl HeadTable {
             }
             at = (at + 1) & mask;
         }
+        unreachable!("a table three quarters full at most has an empty slot")
     }
 
     /// The value of `head`, or where it goes.
@@ -179,11 +179,11 @@ impl Vacant<'_> {
     /// more than its budget: `false`, and nothing put in.
     pub(super) fn insert(self, value: [u64; 2]) -> bool {
         let table = self.table;
+        if !table.fits() {
+            return false;
+        }
         let mut at = self.at;
         if table.len >= holds(table.slots()) {
-            if !table.fits() {
-                return false;
-            }
             table.grow();
             at = table.search(self.head).err().flatten();
         }
